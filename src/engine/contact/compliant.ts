@@ -58,11 +58,13 @@
  * node k: four ends, the nodes' coefficients c = −w_k with g_k = c_k n (particles), side
  * b's g_b and wv_b as above, and the Jacobians above summed over every pair of the four
  * ends (the θθ term on side b alone); particles only, ∂Q_X/∂q_Y = κ c_X c_Y n nᵀ and
- * ∂Q_X/∂v_Y = −d c_X c_Y n nᵀ. Their area: a vertex's halved where the other body's
- * vertices meet its body's faces too (both vertex sets cover the patch), a rigid point's its shape's, halved with the body's vertex contacts on
- * that shape where the shape meets the body through both (fem-faces.ts halveShared); under
- * a law per contact (one that does not read the area: ContactBehavior.readsArea) those
- * contacts' force is halved instead (`share`).
+ * ∂Q_X/∂v_Y = −d c_X c_Y n nᵀ. Their area: a vertex's shared where the other body's
+ * vertices meet its body's faces too (both vertex sets cover the patch), a rigid point's
+ * its shape's, shared with the body's vertex contacts on that shape where the shape meets
+ * the body through both: each of two sets of summed areas S, S′ takes max(S, S′)/(S + S′)
+ * (fem-faces.ts shareTwoWay; ½ for equal sets); under a law per contact (one that does not
+ * read the area: ContactBehavior.readsArea) those contacts' force takes that share of the
+ * two sets' counts instead (`share`).
  *
  * Solve blocks change with the contacts: the effector has `dynamicStructure`, and the
  * stepper re-reserves its blocks after each beginStep (acceleration-step.ts).
@@ -229,11 +231,11 @@ export class CompliantContactEffector implements DynamicStructureEffector {
   private rhoB: Float64Array = new Float64Array(0);
   private area: Float64Array = new Float64Array(0);
   /**
-   * Each contact's share of the force of a law that does not read the area (1, or ½ for a
-   * fem vertex on another fem body's face where that body's vertices meet the first's
-   * faces too, and where a rigid shape meets a fem body through
-   * both its vertices and its points on the faces: fem-faces.ts halveShared); a law that
-   * reads it takes the share in the area instead.
+   * Each contact's share of the force of a law that does not read the area (1, or
+   * max(n, n′)/(n + n′) for the n and n′ contacts of two sets on one patch: a fem vertex on
+   * another fem body's face where that body's vertices meet the first's faces too, and a
+   * rigid shape meeting a fem body through both its vertices and its points on the faces:
+   * fem-faces.ts shareTwoWay); a law that reads it takes the share in the area instead.
    */
   private share: Float64Array = new Float64Array(0);
   private radA: Float64Array = new Float64Array(0);
@@ -428,17 +430,12 @@ export class CompliantContactEffector implements DynamicStructureEffector {
     computeContactAreas(buffer, this.detector.shapes, this.detector.poses, this.area);
     this.vertexAreas?.fillAreas(buffer, this.area);
     faces?.fillAreas(this.area, nb);
-    // the two sets on one patch (halveShared): the area's share where the law reads it,
-    // else the force's (a box on a stiff block's 9 vertices with its 4 corners on the faces,
-    // and a stiff fem block on a fem slab, 9 and 4 vertices, sank m g/(13 k) under a linear
-    // law per contact: both sets at full stiffness)
+    // the two sets on one patch (fem-faces.ts shareTwoWay): weighed by their areas where
+    // the law reads them, else by their forces, each contact 1 (a box on a stiff block's 9
+    // vertices with its 4 corners on the faces, and a stiff fem block on a fem slab, 9 and 4
+    // vertices, sank m g/(13 k) under a linear law per contact: both sets at full stiffness)
     this.share.fill(1, 0, n);
-    faces?.halveShared(buffer, this.share, nb);
-    if (this.behavior.readsArea)
-      for (let i = 0; i < n; i++) {
-        this.area[i] *= this.share[i];
-        this.share[i] = 1;
-      }
+    faces?.shareTwoWay(buffer, this.behavior.readsArea ? this.area : this.share, nb);
     const R = sys.rotation;
     for (let i = 0; i < n; i++) {
       // the detector's contacts, then the fem face ones (side a a triangle's vertex point)

@@ -25,6 +25,13 @@
  * the margin) as much behind the bottom face, beyond the bound as long as B is at least
  * one cell thick. Among the candidates the one with the smallest |d| makes the contact
  * (the nearest face: one contact per vertex and other body).
+ * Facing: a face whose outward normal n points along the vertex's own outward normal ν,
+ * n·ν > 0 (ν ∝ Σ (x₁ − x₀) × (x₂ − x₀) over A's surface triangles around p, at the current
+ * positions), is no candidate: the two surfaces there face the same way, and p reached
+ * that face from inside B. A block resting on a matching one has its bottom rim over the
+ * lower block's top rim: a rim vertex a hair inside the lower block's side face is nearer
+ * to that face than to the top (by up to the depth), and took it, pushed sideways with no
+ * lift (fem-faces.test.ts, matching grids). Rigid points have no ν: every face may take them.
  * Pruning: each body's surface has a BVH over its triangles (geometry/bvh.ts), built at
  * the start and refitted to the node positions at every detection; a vertex outside B's
  * root box (padded) is skipped, else B's triangles whose boxes meet the vertex's box
@@ -54,14 +61,22 @@
  * never pair with each other there).
  *
  * Contact area (compliant contact): ArtiSynth's vertex area of p (fem-vertices.ts, one
- * third of each adjacent face's area projected on the plane ⊥ n) halved where the other
+ * third of each adjacent face's area projected on the plane ⊥ n), shared where the other
  * body's vertices meet this body's faces too, since both vertex sets then cover the
- * contact patch (ArtiSynth's two-way contact rule; halveShared); under a law per contact
- * the contact's force is halved instead (compliant.ts `share`: a stiff block resting on a
- * fem slab, its 9 vertices on the slab's faces and 4 of the slab's on its own, sank
- * m g/(13 k) with both sets at full force, m g/(6.5 k) now). A body whose vertices alone
- * touch (a block on a slab coarser than it, no slab vertex under it) keeps the full area
- * and force (halved, that block sank twice m g/(k A) under a per-area law).
+ * contact patch (ArtiSynth's two-way contact rule; shareTwoWay): with S and S′ the two
+ * sets' summed areas, each contact takes max(S, S′)/(S + S′) of its area, ½ for equal
+ * sets as ArtiSynth's halving, and the two together weigh the larger set's area. Under a
+ * law per contact the force takes that share of the counts instead (compliant.ts `share`).
+ * Halving regardless undercounts a patch that one set covers and the other only in part:
+ * a stiff block on a matching fem slab, spread past the slab's rim by its load (ν ε), has
+ * its rim vertices off the slab's faces, the slab's 9 on its own and its middle one on the
+ * slab's (10 contacts, every grid point covered); halved, it sank 1.71 times m g/(k A)
+ * per unit area and m g/(5 k) per contact, now m g/(k A) and m g/(9 k) (fem-faces.test.ts).
+ * A stiff block on a finer slab (its 9 vertices on the slab's faces, 4 of the slab's on
+ * its own) sank m g/(13 k) per contact with both sets at full force, m g/(6.5 k) halved,
+ * now m g/(9 k); per unit area both sets weigh 0.04 m², halved as before. A body whose
+ * vertices alone touch (a block on a slab coarser than it, no slab vertex under it) keeps
+ * the full area and force (halved, that block sank twice m g/(k A) under a per-area law).
  *
  * Rigid shapes: the fem vertices meet the analytic shapes through the detector
  * (fem-vertices.ts), which alone let a shape pass between them: a box resting on the
@@ -84,12 +99,12 @@
  * k the point): the shape with itself, a pair the detector never makes. Area (compliant):
  * the shape's own rule for the point (area.ts: boxVertexArea, cylinderRimArea,
  * hullVertexArea, the round area π(2 r δ − δ²) of a ball on a flat face, a mesh vertex's
- * ArtiSynth area), halved where the fem body's vertices touch the same shape too: both sets
- * then cover the patch between them, as two fem bodies' vertex sets do (halveShared; both
- * at full area, a 2 kg box resting on a stiff block under a linear per-area law sank to
- * 0.49 of m g/(k A): fem-rigid-faces.test.ts). A shape that meets only one set (a ball smaller
- * than the mesh spacing on a face; a box whose corners are off the body) keeps that set's
- * full area.
+ * ArtiSynth area), shared with the fem body's vertices on the same shape where there are
+ * any: both sets then cover the patch between them, as two fem bodies' vertex sets do
+ * (shareTwoWay, max(S, S′)/(S + S′) each; both at full area, a 2 kg box resting on a stiff
+ * block under a linear per-area law sank to 0.49 of m g/(k A): fem-rigid-faces.test.ts). A
+ * shape that meets only one set (a ball smaller than the mesh spacing on a face; a box
+ * whose corners are off the body) keeps that set's full area.
  * A round point of radius above ROUND_EDGES = 10 times B's longest surface edge is left to
  * B's vertices: a face tilted by θ moves its foot c − r n by r θ, and with r a hundred
  * edges (a 20 m ball under a 0.2 m block) the held normal made the face's nodes chatter in
@@ -225,19 +240,25 @@ export class FemFaceContacts {
   /** Index in `rigid` by detector shape index (−1: none). */
   private readonly rigidOf: Int32Array;
   /**
-   * halveShared's marks, at shape · (fem bodies) + body for the rigid shapes with points:
-   * 1 the shape meets the body's vertices, 2 its points meet the body's faces (0 between calls).
+   * shareTwoWay's sums of w for the rigid shapes with points, at 2c and 2c + 1 with
+   * c = shape · (fem bodies) + body: the body's vertices on the shape, the shape's points
+   * on the body's faces (0 between calls).
    */
-  private readonly shared: Uint8Array;
+  private readonly shared: Float64Array;
   /**
-   * halveShared's marks for the fem pairs, at a · (fem bodies) + b: 1 a vertex of body a
-   * meets a face of body b (0 between calls).
+   * shareTwoWay's sums of w for the fem pairs, at a · (fem bodies) + b: body a's vertices
+   * on body b's faces (0 between calls).
    */
-  private readonly ways: Uint8Array;
+  private readonly ways: Float64Array;
   /** Attached (body, node) pairs that do not collide, as lo·numBodies + hi. */
   private readonly excluded: Set<number>;
   /** The best candidate of a vertex: w₀..w₂, d, n (as POINT_TRIANGLE). */
   private readonly best = new Float64Array(7);
+  /**
+   * The surface normal of the vertex being queried (vertexNormal; zero for a rigid point):
+   * a face whose normal points along it is skipped (file comment, "Facing").
+   */
+  private readonly facing = new Float64Array(3);
   /** The query of the triangle being tested (POINT_TRIANGLE is reused for its neighbours). */
   private readonly query = new Float64Array(8);
   /** The contact being pushed: point, normal, gap (ContactBuffer.pushFrom). */
@@ -281,8 +302,8 @@ export class FemFaceContacts {
       this.firstTriangle[b] = this.firstTriangle[b - 1] + this.faces[b - 1].tri.length / 3;
     const bodyShapes = Math.min(shapes.length, vertices.firstShape);
     this.rigidOf = new Int32Array(bodyShapes).fill(-1);
-    this.shared = new Uint8Array(bodyShapes * this.faces.length);
-    this.ways = new Uint8Array(this.faces.length * this.faces.length);
+    this.shared = new Float64Array(2 * bodyShapes * this.faces.length);
+    this.ways = new Float64Array(this.faces.length * this.faces.length);
     let valence = 0;
     for (let k = 0; k < bodyShapes; k++) {
       const inst = shapes[k];
@@ -339,6 +360,7 @@ export class FemFaceContacts {
         const first = this.vertices.firstShape + this.vertices.shapeStart[a];
         const vb = faces[a].vertexBody;
         for (let v = 0; v < vb.length; v++) {
+          this.vertexNormal(a, v);
           const t = this.nearestFace(pos, 3 * vb[v], vb[v], 0, fb, margin, pad);
           if (t < 0) continue;
           buffer.setPair(fb.tri[3 * t], vb[v], shapeA, first + v);
@@ -380,6 +402,8 @@ export class FemFaceContacts {
       }
     }
     const count = local.length / 3;
+    // a rigid point has no surface normal: every face may take it
+    this.facing.fill(0);
     for (let b = 0; b < faces.length; b++) {
       const fb = faces[b];
       const pad = Math.max(margin, fb.depth);
@@ -439,6 +463,8 @@ export class FemFaceContacts {
       if (!pointTriangle(pos, o, 3 * n0, 3 * n1, 3 * n2, x)) continue;
       const q = this.query;
       q.set(POINT_TRIANGLE);
+      const f = this.facing;
+      if (f[0] * q[4] + f[1] * q[5] + f[2] * q[6] > 0) continue;
       const g = q[3] - r;
       if (!(g < margin && g > -fb.depth) || Math.abs(g) >= bestAbs) continue;
       if (
@@ -456,6 +482,33 @@ export class FemFaceContacts {
       this.best.set(q.subarray(0, 7));
     }
     return best;
+  }
+
+  /**
+   * this.facing = Σ (x₁ − x₀) × (x₂ − x₀) over the surface triangles around vertex v of fem
+   * body a (twice the area-weighted outward normal, unnormalized: only its sign against a
+   * face normal is used; file comment, "Facing").
+   */
+  private vertexNormal(a: number, v: number): void {
+    const { surface, nodeBodies } = this.vertices.bodies[a];
+    const pos = this.sys.pos;
+    const f = this.facing;
+    f.fill(0);
+    for (let q = surface.start[v]; q < surface.start[v + 1]; q++) {
+      const t = 3 * surface.tri[q];
+      const i = 3 * nodeBodies[surface.triangles[t]];
+      const j = 3 * nodeBodies[surface.triangles[t + 1]];
+      const k = 3 * nodeBodies[surface.triangles[t + 2]];
+      const e1x = pos[j] - pos[i];
+      const e1y = pos[j + 1] - pos[i + 1];
+      const e1z = pos[j + 2] - pos[i + 2];
+      const e2x = pos[k] - pos[i];
+      const e2y = pos[k + 1] - pos[i + 1];
+      const e2z = pos[k + 2] - pos[i + 2];
+      f[0] += e1y * e2z - e1z * e2y;
+      f[1] += e1z * e2x - e1x * e2z;
+      f[2] += e1x * e2y - e1y * e2x;
+    }
   }
 
   /**
@@ -520,7 +573,7 @@ export class FemFaceContacts {
 
   /**
    * area[from + k] = the area of contact k, for every k (file comment): a vertex's vertex
-   * area, a rigid point's share of its shape's surface (before halveShared's share).
+   * area, a rigid point's share of its shape's surface (before shareTwoWay's share).
    */
   fillAreas(area: Float64Array, from: number): void {
     const { buffer } = this;
@@ -534,45 +587,47 @@ export class FemFaceContacts {
   }
 
   /**
-   * Halves w[from + k] of this buffer's contacts of body a's vertices on body b's faces
-   * where b's vertices meet a's faces too (both vertex sets then cover the patch: file
-   * comment, "Contact area"), and w[i] of the detector's contacts
-   * (`detected`, w[0 … count)) and w[from + k] of this buffer's rigid points where a rigid
-   * shape meets a fem body through both sets: the body's vertices on the shape and the
-   * shape's points on the body's faces then both cover the patch between them, as the two
-   * vertex sets of two fem bodies do (ArtiSynth's two-way rule, file comment "Rigid
-   * shapes"). w: each contact's share of the patch (compliant.ts: its area, or its force
-   * under a law per contact).
+   * Scales the shares w of the contacts of two sets that cover one patch from both sides
+   * (file comment, "Contact area"): body a's vertices on body b's faces (w[from + k] of this
+   * buffer) with b's vertices on a's faces, and a rigid shape's points on a fem body's faces
+   * (w[from + k]) with the body's vertices on the shape (the detector's contacts `detected`,
+   * w[0 … count)). With S and S′ the two sets' sums of w, each contact of both takes
+   *     max(S, S′) / (S + S′)
+   * (½ for equal sets, ArtiSynth's two-way rule; 1 where the other set has none): the two
+   * together then weigh max(S, S′), the set that covers the patch, and the weight moves
+   * continuously from one way to two as the other set's contacts appear. w: each contact's
+   * share of the patch (compliant.ts: its area, or its force under a law per contact).
    */
-  halveShared(detected: ContactBuffer, area: Float64Array, from: number): void {
+  shareTwoWay(detected: ContactBuffer, area: Float64Array, from: number): void {
     const { buffer, shared, ways, vertices } = this;
     const F = this.faces.length;
     for (let pass = 0; pass < 3; pass++) {
-      // pass 0 marks, 1 halves the pairs marked both ways, 2 clears the marks
+      // pass 0 sums each set's w, 1 scales them by twoWay, 2 clears the sums
       for (let i = 0; i < detected.count; i++) {
         const c = this.vertexCell(detected, i);
         if (c < 0) continue;
-        if (pass === 0) shared[c] |= 1;
-        else if (pass === 1) {
-          if (shared[c] === 3) area[i] *= 0.5;
-        } else shared[c] = 0;
+        if (pass === 0) shared[2 * c] += area[i];
+        else if (pass === 1) area[i] *= twoWay(shared[2 * c], shared[2 * c + 1]);
+        else shared[2 * c] = 0;
       }
       for (let k = 0; k < buffer.count; k++) {
+        let mine: number;
+        let theirs: number;
         if (this.pointOf[k] < 0) {
-          // body a's vertex on body b's face: halved where b's vertices meet a's faces too
+          // body a's vertex on body b's face, against b's vertices on a's faces
           const a = vertices.ownerOf(buffer.shapeB[k]);
           const b = vertices.ownerOf(buffer.shapeA[k]);
-          if (pass === 0) ways[a * F + b] = 1;
-          else if (pass === 1) {
-            if (ways[b * F + a] === 1) area[from + k] *= 0.5;
-          } else ways[a * F + b] = 0;
-          continue;
+          mine = a * F + b;
+          theirs = b * F + a;
+        } else {
+          const c = buffer.shapeB[k] * F + vertices.ownerOf(buffer.shapeA[k]);
+          mine = 2 * c + 1;
+          theirs = 2 * c;
         }
-        const c = buffer.shapeB[k] * F + vertices.ownerOf(buffer.shapeA[k]);
-        if (pass === 0) shared[c] |= 2;
-        else if (pass === 1) {
-          if (shared[c] === 3) area[from + k] *= 0.5;
-        } else shared[c] = 0;
+        const sums = this.pointOf[k] < 0 ? ways : shared;
+        if (pass === 0) sums[mine] += area[from + k];
+        else if (pass === 1) area[from + k] *= twoWay(sums[mine], sums[theirs]);
+        else sums[mine] = 0;
       }
     }
   }
@@ -630,6 +685,14 @@ export class FemFaceContacts {
         return 0;
     }
   }
+}
+
+/**
+ * The share of each contact of a set of weight `mine` against the other set, of weight
+ * `theirs`, on one patch (FemFaceContacts.shareTwoWay): max/(sum), 1 without the other set.
+ */
+function twoWay(mine: number, theirs: number): number {
+  return theirs > 0 ? Math.max(mine, theirs) / (mine + theirs) : 1;
 }
 
 /** The largest |x| over the points (3 numbers each, m). */

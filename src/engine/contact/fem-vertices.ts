@@ -15,10 +15,11 @@
  *   A = (1/3) Σ_f |((x₁ − x₀) × (x₂ − x₀))·n| / 2
  * over the surface triangles f around the vertex at the current node positions, i.e. one
  * third of each adjacent face's area projected on the plane normal to the contact normal
- * n (area.ts vertexContactArea); halved for two-way contact, the fem–fem contacts of
+ * n (area.ts vertexContactArea); shared for two-way contact, the fem–fem contacts of
  * fem-faces.ts where each body's vertices meet the other's faces, and for an analytic
- * shape only where its points meet the body's faces too (fem-faces.ts halveShared; under a
- * law per contact the force is halved instead: compliant.ts `share`). A flat
+ * shape only where its points meet the body's faces too (fem-faces.ts shareTwoWay: ½ for
+ * two sets of equal area; under a law per contact the force takes the share instead:
+ * compliant.ts `share`). A flat
  * face's vertices then share its area exactly: each triangle's three vertices take one
  * third each.
  */

@@ -21,10 +21,16 @@
  *    and the lower one on a plane, to the solver tolerance (set tight here), with every
  *    gap within the position projection's tolerance.
  *  - Two-way share (smc): a stiff block resting on a fixed fem slab, its 9 bottom vertices
- *    on the slab's faces and 4 of the slab's vertices on its own, sinks to m g/(k n), n =
- *    (9 + 4)/2, under a linear law per contact (both sets at full force it sank m g/(13 k))
- *    and to m g/(k A), A its 0.04 m² footprint, under a law per unit area; on a slab of one
- *    cell (no slab vertex under it: one way) to m g/(9 k) and m g/(k A), nothing halved.
+ *    on the slab's faces and 4 of the slab's vertices on its own, sinks to m g/(k n),
+ *    n = max(9, 4), under a linear law per contact (both sets at full force it sank
+ *    m g/(13 k), halved m g/(6.5 k)) and to m g/(k A), A its 0.04 m² footprint, under a law
+ *    per unit area; on a slab of one cell (no slab vertex under it: one way) to m g/(9 k)
+ *    and m g/(k A), nothing shared.
+ *  - Matching grids (smc, μ = 0.5): that block on a slab whose top grid is its bottom grid,
+ *    vertex on vertex: every contact's normal vertical (a rim vertex took the side face it
+ *    was a hair inside of), every grid point carrying a contact, their forces m g to 1e-6,
+ *    and the depth m g/(k A) and m g/(9 k) though the two sets differ (the slab's 9
+ *    vertices on the block, the block's middle one on the slab: halved, 1.71 m g/(k A)).
  *  - Momentum: two free blocks, no gravity, meeting head-on: the total momentum Σ m_k v_k
  *    stays what it was to round-off (each contact's forces on its four particles sum to
  *    zero since Σ w_i = 1), they come apart, and the penetration stays within a bound.
@@ -322,16 +328,21 @@ describe("a soft block resting on a fem block", () => {
 /** Two free blocks meeting head-on along x at 1 m/s relative speed, no gravity. */
 /**
  * A stiff 1 kg fem block (0.2 × 0.2 × 0.05 m, 2 × 2 × 1 cells, E = 1e10 Pa: its own strain
- * under its weight 1e-3 of the contact depth) resting on a fixed fem slab (0.3 × 0.3 ×
- * 0.1 m, `cells` × `cells` × 1) under smc's linear law `behavior`: the block's 9 bottom
- * vertices (x, y ∈ {−0.1, 0, 0.1}) lie on the slab's top faces, and with 3 cells the slab's
- * 4 top vertices under the block (x, y = ±0.05) on the block's bottom faces, 13 contacts,
- * both sets on the same 0.04 m² patch (with 1 cell the slab's vertices are its corners,
- * beyond the block: 9 contacts, one way). Returns the mean depth of the block's bottom vertices under the slab's top
- * after 3 s (m) and the contact count. (Grids that match, vertex on vertex, find 7 of the
- * 18 pairs: a vertex on the other surface's vertex projects on no face within reach.)
+ * under its weight 1e-3 of the contact depth) resting on a fixed fem slab (`slab` × `slab` ×
+ * 0.1 m, `cells` × `cells` × 1; 0.3 m, 3 cells unless given) under smc's linear law
+ * `behavior`: the block's 9 bottom vertices (x, y ∈ {−0.1, 0, 0.1}) lie on the slab's top
+ * faces, and with 3 cells the slab's 4 top vertices under the block (x, y = ±0.05) on the
+ * block's bottom faces, 13 contacts, both sets on the same 0.04 m² patch (with 1 cell the
+ * slab's vertices are its corners, beyond the block: 9 contacts, one way; with a 0.2 m slab
+ * of 2 cells the two grids match, vertex on vertex). `friction` on the pair holds the block
+ * where it was put. Returns the mean depth of the block's bottom vertices under the slab's
+ * top after 3 s (m), the contacts, and the vertical force on the block from them (N).
  */
-function blockOnSlab(behavior: { stiffness: number; perUnitArea?: boolean }, cells = 3) {
+function blockOnSlab(
+  behavior: { stiffness: number; perUnitArea?: boolean },
+  cells = 3,
+  { slab = 0.3, friction }: { slab?: number; friction?: number } = {},
+) {
   const top = {
     size: [0.2, 0.2, 0.05] as Vec,
     resolution: [2, 2, 1] as Vec,
@@ -343,7 +354,7 @@ function blockOnSlab(behavior: { stiffness: number; perUnitArea?: boolean }, cel
     fem: [
       {
         id: "slab",
-        box: { size: [0.3, 0.3, 0.1], resolution: [cells, cells, 1], center: [0, 0, 0.05] },
+        box: { size: [slab, slab, 0.1], resolution: [cells, cells, 1], center: [0, 0, 0.05] },
         fixedNodes: Array.from({ length: 2 * (cells + 1) ** 2 }, (_, k) => k),
         density: 500,
         youngModulus: 1e10,
@@ -351,7 +362,11 @@ function blockOnSlab(behavior: { stiffness: number; perUnitArea?: boolean }, cel
       },
       { id: "top", box: top, density: 500, youngModulus: 1e10, poissonRatio: 0.3 },
     ],
-    contact: { method: "smc", behavior: { type: "linear", ...behavior, stepDamping: 0.5 } },
+    contact: {
+      method: "smc",
+      behavior: { type: "linear", ...behavior, stepDamping: 0.5 },
+      pairs: friction === undefined ? [] : [{ bodies: ["slab", "top"], friction }],
+    },
     solver: { integrator: "backward-euler", dt: 0.01, newtonIterations: 20 },
   });
   sim.step(300);
@@ -365,19 +380,27 @@ function blockOnSlab(behavior: { stiffness: number; perUnitArea?: boolean }, cel
     count++;
   }
   expect(count).toBe(9);
-  return { depth: sum / count, contacts: sim.state().contacts.length };
+  const contacts = sim.state().contacts;
+  let lift = 0;
+  for (const c of contacts) {
+    // forces act on b, −them on a (forceOnTop)
+    const sign = c.bodies[1].startsWith("top/") ? 1 : -1;
+    lift += sign * (c.normalForce * c.normal[2] + c.tangentForce[2]);
+  }
+  return { depth: sum / count, contacts: contacts.length, list: contacts, lift };
 }
 
 describe("a stiff fem block on a fem slab, each one's vertices on the other's faces (smc, linear law)", () => {
   const weight = 0.2 * 0.2 * 0.05 * 500 * G;
 
-  it("per contact: sinks to m g/(k n), n = (9 + 4)/2 the mean of the two sets' counts", () => {
-    // each set alone carries the block (two-way contact, as the per-area law's halved
-    // areas): both at full stiffness it sank m g/(13 k)
+  it("per contact: sinks to m g/(k n), n = max(9, 4) the larger set's count", () => {
+    // each set alone carries the block (two-way contact): each contact's force takes
+    // max(9, 4)/(9 + 4), as a per-area law's areas; both at full stiffness it sank
+    // m g/(13 k), with each halved (the two counts' mean) m g/(6.5 k)
     const k = 1e4;
     const { depth, contacts } = blockOnSlab({ stiffness: k });
     expect(contacts).toBe(13);
-    expect(Math.abs(depth / (weight / (6.5 * k)) - 1)).toBeLessThan(2e-3);
+    expect(Math.abs(depth / (weight / (9 * k)) - 1)).toBeLessThan(2e-3);
   });
 
   it("per unit area: sinks to m g/(k A), A = 0.04 m² under it (pressure m g/A)", () => {
@@ -399,6 +422,52 @@ describe("a stiff fem block on a fem slab, each one's vertices on the other's fa
     const area = blockOnSlab({ stiffness: kA, perUnitArea: true }, 1);
     expect(area.contacts).toBe(9);
     expect(Math.abs(area.depth / (weight / (kA * 0.04)) - 1)).toBeLessThan(2e-3);
+  });
+});
+
+describe("two fem grids that match, vertex on vertex (smc, linear law, μ = 0.5)", () => {
+  // The stiff block of blockOnSlab on a 0.2 m slab of 2 × 2 cells: its 9 bottom vertices on
+  // the slab's 9 top ones. Under its weight the block spreads by ν ε (7e-10 m at its rim)
+  // past the slab's rim, so its rim vertices are off the slab's faces and the slab's are on
+  // its own: the slab's 9 and the block's middle one, every grid point covered. μ holds it
+  // (frictionless, the tilt of the block's faces under its load slid it off: 1 cm in 3 s).
+  const weight = 0.2 * 0.2 * 0.05 * 500 * G;
+  const grid = (behavior: { stiffness: number; perUnitArea?: boolean }) => {
+    const out = blockOnSlab(behavior, 2, { slab: 0.2, friction: 0.5 });
+    // every contact pushes along ±z: a rim vertex just inside the other body's side face
+    // took that side face, nearer than the top by the depth (its normal ±x or ±y, the
+    // block held up by the rest), before the faces were filtered by the vertex's own
+    // normal
+    for (const c of out.list) expect(Math.abs(c.normal[2])).toBeGreaterThan(1 - 1e-9);
+    // every one of the 9 grid points carries a contact, from either set
+    const points = new Set<string>();
+    for (const c of out.list) {
+      const k = Math.round((c.point[0] + 0.1) / 0.1) + 3 * Math.round((c.point[1] + 0.1) / 0.1);
+      points.add(String(k));
+    }
+    expect(points.size).toBe(9);
+    // the contacts carry the block (static: their vertical forces sum to m g)
+    expect(Math.abs(out.lift / weight - 1)).toBeLessThan(1e-6);
+    return out;
+  };
+
+  it("per unit area: sinks to m g/(k A), A = 0.04 m², the slab's 9 vertices and the block's middle one", () => {
+    // the two sets weigh 0.04 m² (the slab's 9) and the middle one's area: each takes
+    // 0.04/(0.04 + a) of its area (measured 1.0000029 m g/(k A)); halved, both sets sank
+    // 0.04/(0.02 + a/2) = 1.71 times m g/(k A), a = 0.00667 m² (measured 1.7143)
+    const k = 1e6;
+    const { depth, contacts } = grid({ stiffness: k, perUnitArea: true });
+    expect(contacts).toBe(10);
+    expect(Math.abs(depth / (weight / (k * 0.04)) - 1)).toBeLessThan(2e-3);
+  });
+
+  it("per contact: sinks to m g/(9 k), the larger set's count", () => {
+    // each force 9/10 (measured 0.9999975 m g/(9 k)); halved, 10 contacts at half force
+    // sank m g/(5 k) (measured 1.8000 m g/(9 k))
+    const k = 1e4;
+    const { depth, contacts } = grid({ stiffness: k });
+    expect(contacts).toBe(10);
+    expect(Math.abs(depth / (weight / (9 * k)) - 1)).toBeLessThan(2e-3);
   });
 });
 
