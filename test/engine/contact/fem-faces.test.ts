@@ -325,7 +325,6 @@ describe("a soft block resting on a fem block", () => {
   });
 });
 
-/** Two free blocks meeting head-on along x at 1 m/s relative speed, no gravity. */
 /**
  * A stiff 1 kg fem block (0.2 × 0.2 × 0.05 m, 2 × 2 × 1 cells, E = 1e10 Pa: its own strain
  * under its weight 1e-3 of the contact depth) resting on a fixed fem slab (`slab` × `slab` ×
@@ -471,6 +470,7 @@ describe("two fem grids that match, vertex on vertex (smc, linear law, μ = 0.5)
   });
 });
 
+/** Two free blocks meeting head-on along x at 1 m/s relative speed, no gravity. */
 function collision(contact: Record<string, unknown>, solver: Record<string, unknown>) {
   const a = {
     size: [0.1, 0.1, 0.1] as Vec,
