@@ -211,6 +211,14 @@ const CHORD_ROUNDOFF = 1e-12;
  */
 export const DRIFT_TOLERANCE = ACTIVATION_TOLERANCE;
 
+/**
+ * The chord ½ (h ω)² |r| (m) from which a free body's persistent pushing contact takes the
+ * midpoint law (turningBodies): a hundredth of the activation band. A box rocking on an
+ * edge at 2.5 rad/s (r = 0.25 m, h = 1/240 s) lifts its pivot 1.4e-5 m a step on the start
+ * rows, past the band; a resting box (ω ≤ 1e-3 rad/s: 1e-12 m) keeps the start rows.
+ */
+export const TURN_CHORD = 0.01 * ACTIVATION_TOLERANCE;
+
 export interface NonsmoothContactSettings {
   solver: NonsmoothSolverName;
   /** Iterations per solve at most; null: the default budget for the step's contacts (budget.ts). */
@@ -1176,6 +1184,44 @@ export class NonsmoothContact implements OneStepProblem {
       if ((a >= 0 && bodies[a] === 1) || (b >= 0 && bodies[b] === 1)) return true;
     }
     return false;
+  }
+
+  /**
+   * Moreau–Jean's free bodies that take the touched groups' midpoint law (integrators/
+   * moreau-jean.ts, "Free bodies turning on a contact"): out[b] ← 1 for each dynamic body b
+   * that `skip` does not mark (1 by body index) with a persistent contact
+   * (u_n⁻ ≥ −ACTIVATION_TOLERANCE/h) with restitution, pushing after the last solve
+   * (P_n > 0), whose chord
+   * ½ (h |ω_b|)² |r| (m; r from b's centre to the contact point, ω_b its end rate) reaches
+   * TURN_CHORD: the start rows' law lets such a contact's end gap drift by about that a
+   * step. Returns how many bodies it marked (out is cleared first).
+   */
+  turningBodies(h: number, skip: Uint8Array, out: Uint8Array): number {
+    const { set, dim, sys } = this;
+    out.fill(0);
+    let n = 0;
+    for (let i = 0; i < set.count; i++) {
+      if (
+        !(this.r[dim * i] > 0) ||
+        !(set.restitution[i] > 0) ||
+        this.uMinus[i] < -ACTIVATION_TOLERANCE / h
+      )
+        continue;
+      for (let side = 0; side < 2; side++) {
+        const b = side === 0 ? set.bodyA[i] : set.bodyB[i];
+        if (b < 0 || sys.dofOffset[b] < 0 || out[b] === 1 || skip[b] === 1) continue;
+        let w2 = 0;
+        let r2 = 0;
+        for (let k = 0; k < 3; k++) {
+          w2 += sys.omega[3 * b + k] ** 2;
+          r2 += (set.point[3 * i + k] - sys.pos[3 * b + k]) ** 2;
+        }
+        if (0.5 * h * h * w2 * Math.sqrt(r2) < TURN_CHORD) continue;
+        out[b] = 1;
+        n++;
+      }
+    }
+    return n;
   }
 
   /**
