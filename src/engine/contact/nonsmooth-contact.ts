@@ -211,6 +211,14 @@ const CHORD_ROUNDOFF = 1e-12;
  */
 export const DRIFT_TOLERANCE = ACTIVATION_TOLERANCE;
 
+/**
+ * The chord's normal part (m) from which a free body's persistent pushing contact takes
+ * the midpoint law (turningBodies): a hundredth of the activation band. A box rocking on an
+ * edge at 2.5 rad/s (c = 0.15 m, h = 1/240 s) lifts its pivot ½ (hω)² c = 8e-6 m a step on
+ * the start rows, past the band; a resting box (ω ≤ 1e-3 rad/s: 1e-12 m) keeps them.
+ */
+export const TURN_CHORD = 0.01 * ACTIVATION_TOLERANCE;
+
 export interface NonsmoothContactSettings {
   solver: NonsmoothSolverName;
   /** Iterations per solve at most; null: the default budget for the step's contacts (budget.ts). */
@@ -1176,6 +1184,53 @@ export class NonsmoothContact implements OneStepProblem {
       if ((a >= 0 && bodies[a] === 1) || (b >= 0 && bodies[b] === 1)) return true;
     }
     return false;
+  }
+
+  /**
+   * Moreau–Jean's free bodies that take the touched groups' midpoint law (integrators/
+   * moreau-jean.ts, "Free bodies turning on a contact"): out[b] ← 1 for each dynamic body b
+   * that `skip` does not mark (1 by body index) with a persistent contact
+   * (u_n⁻ ≥ −ACTIVATION_TOLERANCE/h) with restitution, pushing after the last solve
+   * (P_n > 0), whose chord's normal part ½ h² |ω_b × (ω_b × r) · n| (m; r from b's centre
+   * to the contact point, ω_b its end rate, n the normal) reaches TURN_CHORD: the start
+   * rows' law lets such a contact's end gap drift by about that a step (a box rocking on an
+   * edge: ½ (h ω)² c; spinning flat about the normal: 0, its corners' chords in the
+   * floor's plane). Returns how many bodies it marked (out is cleared first).
+   */
+  turningBodies(h: number, skip: Uint8Array, out: Uint8Array): number {
+    const { set, dim, sys } = this;
+    out.fill(0);
+    let n = 0;
+    for (let i = 0; i < set.count; i++) {
+      if (
+        !(this.r[dim * i] > 0) ||
+        !(set.restitution[i] > 0) ||
+        this.uMinus[i] < -ACTIVATION_TOLERANCE / h
+      )
+        continue;
+      for (let side = 0; side < 2; side++) {
+        const b = side === 0 ? set.bodyA[i] : set.bodyB[i];
+        if (b < 0 || sys.dofOffset[b] < 0 || out[b] === 1 || skip[b] === 1) continue;
+        // the centripetal term's normal part, ω × (ω × r) · n = (ω·r)(ω·n) − |ω|² (r·n)
+        let w2 = 0;
+        let wr = 0;
+        let wn = 0;
+        let rn = 0;
+        for (let k = 0; k < 3; k++) {
+          const w = sys.omega[3 * b + k];
+          const r = set.point[3 * i + k] - sys.pos[3 * b + k];
+          const nk = set.frame[9 * i + k];
+          w2 += w * w;
+          wr += w * r;
+          wn += w * nk;
+          rn += r * nk;
+        }
+        if (0.5 * h * h * Math.abs(wr * wn - w2 * rn) < TURN_CHORD) continue;
+        out[b] = 1;
+        n++;
+      }
+    }
+    return n;
   }
 
   /**
