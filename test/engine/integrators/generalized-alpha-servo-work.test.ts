@@ -14,7 +14,8 @@
  * the memory's A_{n+1} against the end state's force (up to 1.2e-5 of it; at
  * newtonTolerance 1e-14 the balance closes to 8e-6 J at ρ∞ = 0.5 and 1.6e-8 J at 0, against
  * 7.6e-5 and 9.3e-5 J at the default): bound 1e-3 J, 1.3e-3 of the servo's 0.75 J,
- * measured ≤ 1.2e-4 J. Before, energy.error reached 71 J (ρ∞ = 0.9), 487 J (0.5) and
+ * measured ≤ 1.2e-4 J; since the memory's end angular accelerations are taken at Newton's
+ * accepted iterate (AccelerationStepper `iterate`; the last describe) ≤ 7.1e-10 J. Before, energy.error reached 71 J (ρ∞ = 0.9), 487 J (0.5) and
  * 1.2e3 J (0). At k_v = 10 and 0.1 (h λ = 2.8, 0.028; a ≤ 1e3 rad/s²) Newton's linear step
  * is exact and the balance holds to rounding: bound 1e-9 J, measured ≤ 2.6e-12 J (before
  * 2.1e-2, 0.27, 1.1 J at k_v = 10 and 5.1e-5, 1.2e-3, 5.5e-3 J at 0.1).
@@ -62,7 +63,8 @@ describe("generalized-alpha (ρ∞ < 1): a velocity servo (k_v = 1e4) on the rod
   // I = m L²/3 about the hinge, which holds the centre on its circle: the joint's force
   // takes part in the free accelerations' memory, and Newton's first steps are halved (4–5
   // sub-steps, each carrying the lag). What Newton leaves: 9.4e-3, 2.4e-4, 2.4e-5 J at the
-  // default tolerance (6.7e-6, 1.2e-6, 5.6e-8 J at 1e-14); bound 2e-2 J, 7e-3 of the
+  // default tolerance (6.7e-6, 1.2e-6, 5.6e-8 J at 1e-14), with the memory's end angular
+  // accelerations at the accepted iterate 7.2e-4, 4.6e-7, 6.2e-6 J; bound 2e-2 J, 7e-3 of the
   // servo's ½ I ω*² = 3 J. Before: up to 31 J (ρ∞ = 0.9, at the first step's sub-steps),
   // 74 J and 126 J, ending at −10, 46 and 126 J.
   const I = (m * L * L) / 3;
