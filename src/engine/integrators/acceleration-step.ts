@@ -2132,7 +2132,7 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
     // 1e-8 J, the rounding of a (test/engine/integrators/generalized-alpha-servo-work.test.ts).
     // One force evaluation, no factorization (Newton iterations a step: 2.0 before, 1.05
     // after at ρ∞ = 0.5, 2.0 both at 0.9)
-    if (this.newtonConverged && c.momentumRows && c.w > 0 && newton.maxIterations > 1)
+    if (this.newtonConverged && c.endRates && c.momentumRows && c.w > 0 && newton.maxIterations > 1)
       this.residual(c, tEnd, r);
     // Position-level rows: a converged correction must also have closed the joints (a row
     // that a factorization dropped as dependent is not held by the correction: a whipping

@@ -485,6 +485,7 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
     c.positionLevel = true;
     c.symmetricJoints = true;
     c.stiffTermsOnDemand = true;
+    c.endRates = true;
     // ρ: the joints' force acts on x with weight c_x ρ = h²/2; κ: on v with h/2 − c_v ρ
     c.startForceWeight = (h * h) / (2 * c.cx);
     c.startVelocityWeight = 0.5 * h - c.cv * c.startForceWeight;
@@ -659,6 +660,7 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
     c.positionLevel = true;
     c.symmetricJoints = true;
     c.stiffTermsOnDemand = true;
+    c.endRates = true;
     c.startForceWeight = 1;
     c.startVelocityWeight = 0;
     c.startTorqueWeight = 0;
