@@ -52,6 +52,12 @@ export class SchemeCoefficients {
    */
   momentumRows = false;
   /**
+   * Whether the scheme reads the end's free angular accelerations after its solve
+   * (AccelerationStepper.endFreeRates: generalized-alpha's memory A_{n+1}), which Newton then
+   * evaluates at the accepted iterate (AccelerationStepper `iterate`).
+   */
+  endRates = false;
+  /**
    * The trapezoidal rule's step (θ = w = ½, theta-scheme.ts): the rotation of the free rigid
    * bodies (no joint) is the implicit midpoint rule on Euler's equations, their gyroscopic
    * torque at the mean rate (AccelerationStepper.holdStartForces, meanRateResidual).

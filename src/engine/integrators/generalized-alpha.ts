@@ -308,7 +308,8 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
    * (1 − w, w) alone, the README's), the lag of a velocity servo the step does not resolve
    * (k_v = 1e4 on the 2 kg, 0.6 m rod hinged at its centre, 1/60 s, ω* = 5 rad/s from rest)
    * read energy.error up to 71 J at ρ∞ = 0.9, 487 J at 0.5 and 1.2e3 J at 0, where it put
-   * in ½ I ω*² = 0.75 J; now Newton's tolerance, ≤ 1.2e-4 J
+   * in ½ I ω*² = 0.75 J; now ≤ 7.1e-10 J, with A_{n+1}'s angular rows taken at Newton's
+   * accepted iterate (AccelerationStepper `iterate`; 1.2e-4 J before that)
    * (test/engine/integrators/generalized-alpha-servo-work.test.ts).
    */
   readonly memoryLag = new MemoryLag();
@@ -484,6 +485,7 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
     c.positionLevel = true;
     c.symmetricJoints = true;
     c.stiffTermsOnDemand = true;
+    c.endRates = true;
     // ρ: the joints' force acts on x with weight c_x ρ = h²/2; κ: on v with h/2 − c_v ρ
     c.startForceWeight = (h * h) / (2 * c.cx);
     c.startVelocityWeight = 0.5 * h - c.cv * c.startForceWeight;
@@ -658,6 +660,7 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
     c.positionLevel = true;
     c.symmetricJoints = true;
     c.stiffTermsOnDemand = true;
+    c.endRates = true;
     c.startForceWeight = 1;
     c.startVelocityWeight = 0;
     c.startTorqueWeight = 0;
