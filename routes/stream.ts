@@ -19,8 +19,9 @@
  *
  * The client may send `{ type: "inputs", inputs, step?, ref? }` and `{ type: "step",
  * steps, ref? }` (schemas/api.ts StreamClientMessage; JSON text, or msgpack binary) to
- * drive the session as POST /v1/sessions/:id/inputs and /step do, handled one at a time
- * in arrival order; the answer `{ type: "inputs", step, pending, ref }`, `{ type:
+ * drive the session as POST /v1/sessions/:id/inputs and /step do, taken one at a time in
+ * arrival order and answered in that order (inputs taken while the previous ones' checkpoint
+ * is written are kept by the next write, each answered once kept: group commit); the answer `{ type: "inputs", step, pending, ref }`, `{ type:
  * "stepped", step, time, ref }` or `{ type: "error", error, message, details, ref }` comes
  * on the same socket, in the stream's format, after the frames of the steps it took.
  * Bounds (src/server/stream.ts CommandQueue): at most MAX_PENDING_COMMANDS messages await
@@ -163,14 +164,14 @@ const stream: FastifyPluginAsyncZod = async (app) => {
           const text = `unreadable message: ${(err as Error).message}`;
           commands.push(undefined, bytes.length, async () => {
             const limited = await overBudget();
-            if (limited) return { type: "error", ...limited.toJSON() };
-            return { type: "error", error: "invalid_request", message: text };
+            if (limited) return { answer: { type: "error", ...limited.toJSON() } };
+            return { answer: { type: "error", error: "invalid_request", message: text } };
           });
           return;
         }
-        commands.push(ref, bytes.length, async () => {
+        commands.push(ref, bytes.length, async (answered) => {
           const limited = await overBudget();
-          if (limited) return { type: "error", ref, ...limited.toJSON() };
+          if (limited) return { answer: { type: "error", ref, ...limited.toJSON() } };
           const parsed = StreamClientMessage.safeParse(parse());
           if (!parsed.success) {
             // the message names what and where, as a REST route's 400 does ("invalid body:
@@ -178,29 +179,47 @@ const stream: FastifyPluginAsyncZod = async (app) => {
             // banner, MoreauApiError's text) read "invalid message" and nothing of why
             const issues = issuesOf(parsed.error);
             return {
-              type: "error",
-              ref,
-              error: "invalid_request",
-              message: `invalid message: ${issuesSummary(issues, 3)}`,
-              details: { issues },
+              answer: {
+                type: "error",
+                ref,
+                error: "invalid_request",
+                message: `invalid message: ${issuesSummary(issues, 3)}`,
+                details: { issues },
+              },
             };
           }
           const m = parsed.data;
+          // a step's answer follows the answers before it (the inputs sent ahead of it are
+          // answered first) and the frames of its own steps
+          if (m.type === "step") await answered();
           // in a cluster, a session held by another node is driven there
           if (cluster && !sessions.local(id)) {
             const path = `/v1/sessions/${encodeURIComponent(id)}/${m.type === "inputs" ? "inputs" : "step"}`;
             const { type: _type, ref: _ref, ...body } = m;
             const r = await cluster.request(id, "POST", path, body, req.headers);
             const b = r.body as Record<string, unknown>;
-            if (r.status >= 400) return { type: "error", ref, ...b };
-            if (m.type === "inputs") return { type: "inputs", ref, ...b };
-            return { type: "stepped", ref, step: b.step, time: b.time, keptStep: b.keptStep };
+            if (r.status >= 400) return { answer: { type: "error", ref, ...b } };
+            if (m.type === "inputs") return { answer: { type: "inputs", ref, ...b } };
+            return {
+              answer: { type: "stepped", ref, step: b.step, time: b.time, keptStep: b.keptStep },
+            };
           }
-          if (m.type === "inputs")
-            return { type: "inputs", ref, ...(await sessions.inputs(id, m, req.owner)) };
+          if (m.type === "inputs") {
+            // answered once kept; the next inputs are taken meanwhile (group commit)
+            const taken = await sessions.takeInputs(id, m, req.owner);
+            return { answer: { type: "inputs", ref, ...taken.answer }, kept: taken.kept };
+          }
           await sessions.step(id, { steps: m.steps }, req.owner);
           const s = sessions.get(id, req.owner);
-          return { type: "stepped", ref, step: s.step, time: s.time, keptStep: s.checkpointStep };
+          return {
+            answer: {
+              type: "stepped",
+              ref,
+              step: s.step,
+              time: s.time,
+              keptStep: s.checkpointStep,
+            },
+          };
         });
       });
       sessions.streams.limitRate(socket, req.query.maxFps ?? config.streamFps);

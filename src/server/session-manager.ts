@@ -417,12 +417,32 @@ export class SessionManager {
     return this.view(rec);
   }
 
-  /** Schedules run-time inputs (schemas/input.ts) at a step boundary. */
+  /**
+   * Schedules run-time inputs (schemas/input.ts) at a step boundary; resolves once they are
+   * kept (their checkpoint written: the answer's guarantee).
+   */
   async inputs(
     id: string,
     body: { inputs: InputSpec[]; step?: number },
     owner: string | null = null,
   ): Promise<{ step: number; pending: number }> {
+    const taken = await this.takeInputs(id, body, owner);
+    await taken.kept;
+    return taken.answer;
+  }
+
+  /**
+   * `inputs` in two halves, for a stream socket's group commit (stream.ts CommandQueue):
+   * resolves once the worker has scheduled them — the answer (its step and the pending
+   * count) — with `kept`, which resolves once the checkpoint exported after them is written
+   * (in memory without a store). The next inputs may be taken meanwhile: those taken while
+   * a write is under way share the next one.
+   */
+  async takeInputs(
+    id: string,
+    body: { inputs: InputSpec[]; step?: number },
+    owner: string | null = null,
+  ): Promise<{ answer: { step: number; pending: number }; kept: Promise<void> }> {
     const rec = await this.table.live(id, owner);
     requireStatus(rec, ["ready", "paused", "running"], "reset it first");
     const a = await withRecord(rec, () =>
@@ -434,8 +454,10 @@ export class SessionManager {
       }),
     );
     if (a.result.kind !== "inputs") throw new ApiError("internal", "bad reply");
-    await this.checkpoints.acknowledge(rec);
-    return { step: a.result.step, pending: a.result.pending };
+    return {
+      answer: { step: a.result.step, pending: a.result.pending },
+      kept: this.checkpoints.acknowledge(rec),
+    };
   }
 
   /** The recording (schemas/recording.ts) as JSON bytes; `every`: with replayed states. */

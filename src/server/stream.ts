@@ -26,12 +26,15 @@
  * seconds: a rate of 1e-9 asked Node for a 1e12 ms timer, which it clamps to 1 ms with a
  * warning each time (a 1 ms loop flooding the log, the held frame never sent).
  *
- * Commands (CommandQueue, one per socket: the client's `inputs` and `step` messages) run one
- * at a time in arrival order, at most MAX_PENDING_COMMANDS awaiting their answers; one more
- * is refused at once with `too_many_commands`. Their answers obey STREAM_MAX_BUFFERED_BYTES
- * as frames do, but are never skipped: an answer waits until the socket holds no more than
- * that, and the next command waits behind it, so a client that stops reading stops its own
- * commands; one that sends on regardless (its queue full, its socket too) is closed with 1008.
+ * Commands (CommandQueue, one per socket: the client's `inputs` and `step` messages) are
+ * taken one at a time in arrival order and answered in that order, at most
+ * MAX_PENDING_COMMANDS awaiting their answers; one more is refused at once with
+ * `too_many_commands`. An `inputs` answer waits for its checkpoint while the next commands
+ * are taken (group commit: the inputs taken during one write are kept by the next). Their
+ * answers obey STREAM_MAX_BUFFERED_BYTES as frames do, but are never skipped: an answer
+ * waits until the socket holds no more than that, and the next command waits behind it, so
+ * a client that stops reading stops its own commands; one that sends on regardless (its
+ * queue full, its socket too) is closed with 1008.
  * When the socket closes, the commands still queued are dropped (the running one finishes).
  * The bytes of every socket's commands awaiting their answers count in one server-wide
  * bound (CommandBytes, STREAM_COMMANDS_MAX_BYTES): a command past it is refused at once with
@@ -489,26 +492,51 @@ export class CommandBytes {
 }
 
 /**
- * The commands of one stream socket, run one at a time in arrival order, and their answers.
+ * A command that has taken effect: its answer, and `kept` (its inputs' checkpoint), which
+ * the answer must wait for — while the commands after it are taken.
+ */
+export interface TakenCommand {
+  answer: CommandAnswer;
+  kept?: Promise<void>;
+}
+
+/**
+ * The commands of one stream socket, taken one at a time in arrival order, and their
+ * answers, written in the same order.
  *
- * - At most `maxPending` (MAX_PENDING_COMMANDS) await their answers, the running one
- *   included; one more is refused at once (ahead of the answers still due) with
- *   `too_many_commands`, details `{ limit: "MAX_PENDING_COMMANDS", max }`.
+ * - Group commit: a command starts once the one before it has taken effect, not once its
+ *   answer is out. An `inputs` command's answer waits for its checkpoint (`kept`: the
+ *   durable write that acknowledges it), and the inputs that arrive meanwhile are applied
+ *   in order and kept together by the next write (sessions/checkpoints.ts: the callers of
+ *   one pass share it); each answer leaves once its own command is kept and the answers
+ *   before it have left. A command that must not overtake an answer (a `step`: its
+ *   `stepped` follows the frames of its steps, and the inputs before it are answered first)
+ *   awaits `answered` before it runs.
+ * - At most `maxPending` (MAX_PENDING_COMMANDS) await their answers, the running ones and
+ *   those waiting for their checkpoint included; one more is refused at once (ahead of the
+ *   answers still due) with `too_many_commands`, details `{ limit: "MAX_PENDING_COMMANDS", max }`.
  * - An answer is written once the socket holds at most `maxBufferedBytes` unsent
  *   (STREAM_MAX_BUFFERED_BYTES, the frames' bound), after the frame the rate holds back for
- *   it (`flush`); the next command starts only then. A client that reads nothing therefore
- *   stops its own commands, and costs one waiting answer. When its queue is full and its
- *   socket too, nothing more can be answered: the socket is closed with 1008.
+ *   it (`flush`); while an answer is held back so, the next command does not start. A
+ *   client that reads nothing therefore stops its own commands, and costs one waiting
+ *   answer. When its queue is full and its socket too, nothing more can be answered: the
+ *   socket is closed with 1008.
  * - Their bytes (the messages they came as, held until answered) count in the server's
  *   CommandBytes: one past STREAM_COMMANDS_MAX_BYTES is refused at once with
  *   `too_many_commands`, details `{ limit: "STREAM_COMMANDS_MAX_BYTES", maxBytes }`.
- * - Once the socket closes, the queued commands are dropped; the running one finishes.
+ * - Once the socket closes, the queued commands are dropped; the running one finishes (and
+ *   those taken are kept as ever: only their answers are not written).
  * - Answers pass through `boundAnswer`: what the client sent is quoted at most
  *   MAX_ECHO_CHARS characters long (a 60 kB unknown key was echoed whole, per message).
  */
 export class CommandQueue {
   private pending = 0;
-  private tail: Promise<void> = Promise.resolve();
+  /** commands taken whose answers are not written yet */
+  private unwritten = 0;
+  /** settled once the last command queued has taken effect (or was dropped) */
+  private taking: Promise<void> = Promise.resolve();
+  /** settled once the last command queued is answered (or dropped) */
+  private answering: Promise<void> = Promise.resolve();
   private gone = false;
 
   constructor(
@@ -526,7 +554,7 @@ export class CommandQueue {
     });
   }
 
-  /** Commands awaiting their answers, the running one included. */
+  /** Commands awaiting their answers, the running ones included. */
   get size(): number {
     return this.pending;
   }
@@ -537,13 +565,14 @@ export class CommandQueue {
 
   /**
    * Queues a command of `size` bytes (the message it came as, which `run` holds): `run` is
-   * called in turn, unless the socket has closed by then, and its answer (or the error it
-   * throws, as an error answer) written when the socket has room.
+   * called in turn, unless the socket has closed by then, with `answered` (resolves once
+   * the answers before it are written), and its answer (or the error it throws, as an error
+   * answer) written after those, once its `kept` has resolved and the socket has room.
    */
   push(
     ref: string | number | undefined,
     size: number,
-    run: () => CommandAnswer | Promise<CommandAnswer>,
+    run: (answered: () => Promise<void>) => TakenCommand | Promise<TakenCommand>,
   ): void {
     if (!this.open) return;
     if (this.pending >= this.maxPending) {
@@ -555,28 +584,46 @@ export class CommandQueue {
       return;
     }
     this.pending++;
-    this.tail = this.tail.then(async () => {
+    const before = this.answering;
+    const taken = this.taking.then(async (): Promise<TakenCommand | null> => {
+      // not while an earlier answer waits for a full socket: a client that stops reading
+      // stops its own commands
+      while (this.open && this.unwritten > 0 && this.full)
+        await new Promise<void>((resolve) => setTimeout(resolve, DRAIN_POLL_MS).unref());
+      if (!this.open) return null;
+      let out: TakenCommand;
       try {
-        if (!this.open) return;
-        let answer: CommandAnswer;
-        try {
-          answer = await run();
-        } catch (err) {
-          answer = { type: "error", ref, ...toApiError(err).toJSON() };
-        }
-        await this.write(answer);
+        out = await run(() => before);
+      } catch (err) {
+        out = { answer: { type: "error", ref, ...toApiError(err).toJSON() } };
+      }
+      this.unwritten++;
+      return out;
+    });
+    this.taking = taken.then(() => undefined);
+    this.answering = Promise.all([taken, before]).then(async ([out]) => {
+      try {
+        if (out === null) return;
+        await out.kept;
+        await this.write(out.answer);
       } catch {
         /* the socket failed: its close drops the rest */
       } finally {
+        if (out !== null) this.unwritten--;
         this.pending--;
         this.bytes.give(size);
       }
     });
   }
 
+  /** Whether the socket holds more than `maxBufferedBytes` unsent. */
+  private get full(): boolean {
+    return this.ws.bufferedAmount > this.maxBufferedBytes;
+  }
+
   /** Writes an answer once the socket has room, after the frame held back for it. */
   private async write(answer: CommandAnswer): Promise<void> {
-    while (this.open && this.ws.bufferedAmount > this.maxBufferedBytes)
+    while (this.open && this.full)
       await new Promise<void>((resolve) => setTimeout(resolve, DRAIN_POLL_MS).unref());
     if (!this.open) return;
     this.flush();
@@ -589,7 +636,7 @@ export class CommandQueue {
 
   /** A command over the queue's bound: refused at once, or the socket closed if full. */
   private refuse(ref: string | number | undefined): void {
-    if (this.ws.bufferedAmount > this.maxBufferedBytes) {
+    if (this.full) {
       this.gone = true;
       closeSocket(
         this.ws,

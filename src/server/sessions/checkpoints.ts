@@ -175,15 +175,20 @@ export class Checkpoints {
   /**
    * Asks for a checkpoint of the session: kept in memory and (DATA_DIR) written to disk.
    * `urgent`: at once (after the one under way); otherwise no sooner than
-   * CHECKPOINT_MIN_INTERVAL_MS after the previous one started. Resolves when a checkpoint
-   * taken after this call is done (an urgent one) or deferred. Failures are logged, never
-   * thrown.
+   * CHECKPOINT_MIN_INTERVAL_MS after the previous one started. Resolves when the checkpoint
+   * exported next after this call is done (an urgent one) or deferred — not when the loop
+   * ends: a controller's inputs arriving while each write is under way keep it going, and
+   * each answer waits for its own pass only (group commit: the callers of one pass share
+   * its write). Failures are logged, never thrown.
    */
   checkpoint(rec: SessionRecord, urgent = false): Promise<void> {
     if (rec.lost || rec.deleted || rec.deleting) return Promise.resolve();
     rec.checkpointWanted = true;
     if (urgent) rec.checkpointUrgent = true;
-    return this.schedule(rec);
+    void this.schedule(rec);
+    // deferred (no loop under way): nothing to wait for
+    if (!rec.checkpointing) return Promise.resolve();
+    return new Promise((resolve) => rec.checkpointWaiters.push(resolve));
   }
 
   /**
@@ -399,6 +404,11 @@ export class Checkpoints {
    */
   private async loop(rec: SessionRecord, due: boolean): Promise<void> {
     const store = this.store;
+    // the callers this pass's export follows, settled once it is written (or has failed)
+    const covered: (() => void)[] = [];
+    const settle = (waiters: (() => void)[]) => {
+      for (const resolve of waiters.splice(0)) resolve();
+    };
     try {
       while (this.pending(rec)) {
         if (!rec.checkpointUrgent && !due) {
@@ -413,6 +423,9 @@ export class Checkpoints {
         const exporting = rec.checkpointWanted;
         rec.checkpointWanted = false;
         rec.checkpointUrgent = false;
+        // the changes of these callers were applied before this export is asked for (each
+        // asked for its checkpoint once its worker had answered): the export holds them
+        covered.push(...rec.checkpointWaiters.splice(0));
         rec.lastCheckpointAt = Date.now();
         let engine: Uint8Array;
         let log: InputLogPart | null;
@@ -466,18 +479,25 @@ export class Checkpoints {
         )
           return;
         this.dropOpened(rec);
+        settle(covered);
         // the run held at the checkpoint this pass wrote (or at an older one an export
         // superseded) goes on
         if (rec.workerCheckpoint === null) this.release(rec);
       }
     } finally {
+      // a failed pass's callers too: their changes are in effect, the failure is reported
+      settle(covered);
       rec.checkpointing = null;
       // asked for again meanwhile (after a failure or a deferral: within the interval); a
       // session lost or being deleted is not — were it, the next pass would end at once, and
       // its own `finally` would schedule it again, without end
       if (!rec.checkpointTimer) void this.schedule(rec);
       // a run is held only while a loop is about to write its checkpoint
-      if (!rec.checkpointing) this.release(rec);
+      if (!rec.checkpointing) {
+        this.release(rec);
+        // no pass is coming for them (deferred, lost, deleted): not waited for
+        settle(rec.checkpointWaiters);
+      }
     }
   }
 

@@ -148,6 +148,7 @@ export class SessionLifecycle {
         checkpointing: null,
         checkpointWanted: false,
         checkpointUrgent: false,
+        checkpointWaiters: [],
         checkpointTimer: null,
         workerCheckpoint: null,
         runHeldAt: null,

@@ -122,6 +122,11 @@ export interface SessionRecord {
   /** a checkpoint is wanted (now if urgent, else once CHECKPOINT_MIN_INTERVAL_MS has passed) */
   checkpointWanted: boolean;
   checkpointUrgent: boolean;
+  /**
+   * the callers of `checkpoint` since the last export began: settled once the checkpoint
+   * exported next is written (or has failed), or when no checkpoint is to be taken
+   */
+  checkpointWaiters: (() => void)[];
   checkpointTimer: ReturnType<typeof setTimeout> | null;
   /** the latest checkpoint its worker took during a run and not yet written (the older dropped) */
   workerCheckpoint: WorkerCheckpoint | null;

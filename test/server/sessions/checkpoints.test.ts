@@ -62,6 +62,7 @@ function record(): SessionRecord {
     checkpointing: null,
     checkpointWanted: false,
     checkpointUrgent: false,
+    checkpointWaiters: [],
     checkpointTimer: null,
     workerCheckpoint: null,
     runHeldAt: null,
@@ -225,6 +226,69 @@ describe("checkpoint loop", () => {
     await urgent;
     expect(rec.memory?.step).toBe(13);
     expect(rec.memory?.status).toBe("paused");
+    expect(rec.checkpointing).toBeNull();
+  });
+});
+
+describe("the answers a checkpoint acknowledges (group commit)", () => {
+  /** The steps of the session documents the store has written, in order. */
+  const steps = (store: HeldStore) => store.written.map((d) => JSON.parse(d).session.step);
+
+  it("each settles once the pass exported after it is written, not when the loop ends", async () => {
+    const calls = new HeldExports();
+    const store = new HeldStore();
+    const cps = checkpoints(calls, store as Partial<SnapshotStore> as SnapshotStore);
+    const rec = record();
+    const done: string[] = [];
+    rec.step = 1;
+    void cps.acknowledge(rec).then(() => done.push("a"));
+    await settle();
+    calls.release(); // pass 1 exports step 1 and writes it
+    await settle();
+    expect(store.pending).toBe(1);
+    // two changes while that write is under way: the next pass keeps both
+    rec.step = 2;
+    void cps.acknowledge(rec).then(() => done.push("b"));
+    rec.step = 3;
+    void cps.acknowledge(rec).then(() => done.push("c"));
+    await settle();
+    expect(done).toEqual([]);
+    store.settle(true);
+    await settle();
+    // a's change is kept; b's and c's are not yet (before: a waited for the loop's end, the
+    // writes for b and c too — a controller's answers waited as long as it kept sending)
+    expect(done).toEqual(["a"]);
+    expect(calls.count).toBe(2);
+    calls.release();
+    await settle();
+    expect(store.pending).toBe(1);
+    expect(done).toEqual(["a"]);
+    store.settle(true);
+    await settle();
+    expect(done).toEqual(["a", "b", "c"]);
+    // one write for a, one for b and c
+    expect(steps(store)).toEqual([1, 3]);
+    expect(rec.checkpointing).toBeNull();
+  });
+
+  it("a failed write settles its callers (the change in effect, the failure reported)", async () => {
+    const calls = new HeldExports();
+    const store = new HeldStore();
+    const cps = checkpoints(calls, store as Partial<SnapshotStore> as SnapshotStore);
+    const rec = record();
+    rec.step = 4;
+    let answered = false;
+    void cps.acknowledge(rec).then(() => {
+      answered = true;
+    });
+    await settle();
+    calls.release();
+    await settle();
+    store.settle(false);
+    await settle();
+    expect(answered).toBe(true);
+    expect(rec.persisted).toBe(false);
+    expect(cps.persistence?.ok).toBe(false);
     expect(rec.checkpointing).toBeNull();
   });
 });
