@@ -39,8 +39,10 @@
  *     (below); where another contact touches its bodies, whose support the pull leaves out
  *     (a box's corner held open by the others resting), the memory's mean acceleration
  *     along it must pull it in too. Not a jointed body's contact whose closing time τ
- *     a servo's ring would turn within, τ λ > 1 (λ the servos' fastest rate,
- *     JointActuator.fastestRate: the pull held is a spring's, which the ring reverses):
+ *     a servo's ring would turn within, τ λ > 1 (λ the fastest rate of the servos that
+ *     move its bodies, those of their groups, JointActuator.fastestRate, servoRate, where
+ *     the proof that no other servo rings its pull stands: the pull held is a spring's,
+ *     which the ring reverses):
  *     a 3-link chain on servos at k_p = 1e8 (λ = 9.8e4 /s), started 5 cm into the
  *     floor, had its second 5 ms step cut into 5 pieces (0.13 to 2.6 ms) chasing contacts
  *     0.12 to 0.98 m open and receding at up to 400 m/s that the servos' pull (up to
@@ -309,7 +311,7 @@ import {
 import { LemkeSolver } from "../solvers/nonsmooth/lemke";
 import { PgsSolver } from "../solvers/nonsmooth/pgs";
 import type { NonsmoothProblem } from "../solvers/nonsmooth/types";
-import type { AccelerationStepper } from "./acceleration-step";
+import { type AccelerationStepper, groupRoot, joinGroups } from "./acceleration-step";
 import {
   type IntegratorMemory,
   resetStepStats,
@@ -590,6 +592,8 @@ export class ImpactEvents {
     this.forceEnd = new Float64Array(sys.numDofs);
     this.reached = new Uint8Array(sys.numBodies);
     this.touching = new Uint8Array(sys.numBodies);
+    this.group = new Int32Array(sys.numBodies);
+    this.groupRate = new Float64Array(sys.numBodies);
     this.eventful = new Uint8Array(sys.numBodies);
     this.nearContact = new Uint8Array(sys.numBodies);
     this.clearance = contact !== null ? new ContactClearance(sys, contact.detector) : null;
@@ -947,7 +951,7 @@ export class ImpactEvents {
     this.forcesAt = Number.NaN;
     this.forcesEndAt = Number.NaN;
     this.factoredAt = Number.NaN;
-    this.servoRateNow = Number.NaN;
+    this.ratesNow = false;
     const prev = this.memory.previousValid ? this.memory.previousAcceleration : null;
     let earliest = Number.POSITIVE_INFINITY;
     let now = false;
@@ -1009,7 +1013,7 @@ export class ImpactEvents {
         let tau = closingTime(g, un, an);
         // (from rest, a jointed body's pull held over a τ within which a servo rings, τ λ > 1:
         // the ring turns the motion back before, file comment, 1)
-        if (fromRest && kind === JOINTED && tau * this.servoRate() > 1) continue;
+        if (fromRest && kind === JOINTED && tau * this.servoRate(set, i, m) > 1) continue;
         // a turning side's gap has a third derivative the quadratic leaves out, of size at
         // most J = Σ |ω|³ |r| (centripetal): the piece is aimed short of the surface by
         // J τ³/6, so that it ends before it rather than past it (met past it, the impact
@@ -1126,25 +1130,69 @@ export class ImpactEvents {
     return m;
   }
 
-  /** servoRate's value at the last `next`'s state, NaN until asked. */
-  private servoRateNow = Number.NaN;
+  /** Whether groupRate holds the last `next`'s groups and rates (servoRate). */
+  private ratesNow = false;
+  /** Per body, its group (groupRoot) at the last `next` (servoRate). */
+  private readonly group: Int32Array;
+  /** Per group root, the fastest rate λ (1/s) of the servos on its joints (servoRate). */
+  private readonly groupRate: Float64Array;
 
   /**
-   * The fastest rate λ (1/s) of the servos at the current state, max over the joint
-   * actuators of max(k_d/Ĩ, √(k_p/Ĩ)) (JointActuator.fastestRate, the joints free: an upper
-   * bound of the rates the joints leave), once a `next`.
+   * The fastest rate λ (1/s) of the servos that move contact i's bodies, at the current
+   * state: the max over the joint actuators of the group of either body of max(k_d/Ĩ,
+   * √(k_p/Ĩ)) (JointActuator.fastestRate, the joints free: an upper bound of the rates the
+   * joints leave); the groups those of the joints, the force elements
+   * (AccelerationStepper.jointGroups) and the m contacts of `next`'s set, which may act
+   * within the time left. Taken once a `next`. Why the group's servos only (file comment,
+   * 1): the contact's normal acceleration, the joints held, is
+   *     a_n = H_n P M⁻¹ f,   P = I − M⁻¹Gᵀ S⁻¹ G,  S = G M⁻¹ Gᵀ,
+   * and H_n has entries on its two bodies' dofs only. M is block diagonal per body, and G's
+   * rows each couple the bodies of one joint, so S, S⁻¹ and P M⁻¹ are block diagonal over
+   * the groups of bodies joined by joints (the ground and fixed bodies have no dofs and
+   * join nothing): a_n reads f on the dofs of its bodies' groups alone. A servo's effort
+   * acts on its joint's two bodies, so a servo of another group puts nothing into those
+   * dofs, now or later, unless some force carries its motion over: a force element
+   * coupling bodies of both groups (hence the groups joined by W's off-diagonal blocks,
+   * ForceEffector.addSolveBlocks) or a contact between them (hence joined by every contact
+   * that may act within the time left, the index set of r; one that closes later is an
+   * event, met at its instant, after which `next` groups again). So the motion of the
+   * contact's bodies over the piece, and its closing, are what they would be in the model
+   * of its groups alone, where 536e604's test, τ λ > 1 with λ the fastest servo of that
+   * model, is the one made here: a servo elsewhere, however stiff, rings nothing of a_n.
+   * (With λ the whole model's, a hinged bob that a servo drives into the floor from rest
+   * beside a rod on a stiff servo of its own (k_p = 1e6, λ = 4.1e3 /s, τ λ 9.2) was run
+   * 1.8e-4 m into the floor, as before d3b4a34: test/engine/integrators/impact-pull.test.ts.)
    */
-  private servoRate(): number {
-    if (Number.isNaN(this.servoRateNow)) {
-      let rate = 0;
+  private servoRate(set: ContactSet, i: number, m: number): number {
+    const { sys, group, groupRate } = this;
+    if (!this.ratesNow) {
+      this.stepper.jointGroups(group);
+      for (let k = 0; k < m; k++) joinGroups(sys, group, set.bodyA[k], set.bodyB[k]);
+      groupRate.fill(0);
       const effectors = this.stepper.effectors;
       for (let k = 0; k < effectors.length; k++) {
         const e = effectors[k];
-        if (e instanceof JointActuator) rate = Math.max(rate, e.fastestRate());
+        if (!(e instanceof JointActuator)) continue;
+        const rate = e.fastestRate();
+        // (a joint's two ends are of one group; the ground's and a fixed body's none)
+        const end = this.dynamic(e.coordinate.bodyA) ? e.coordinate.bodyA : e.coordinate.bodyB;
+        if (!this.dynamic(end)) continue;
+        const r = groupRoot(group, end);
+        groupRate[r] = Math.max(groupRate[r], rate);
       }
-      this.servoRateNow = rate;
+      this.ratesNow = true;
     }
-    return this.servoRateNow;
+    const a = set.bodyA[i];
+    const b = set.bodyB[i];
+    return Math.max(
+      this.dynamic(a) ? groupRate[groupRoot(group, a)] : 0,
+      this.dynamic(b) ? groupRate[groupRoot(group, b)] : 0,
+    );
+  }
+
+  /** Whether b is a dynamic body (not the ground, −1, nor a fixed body). */
+  private dynamic(b: number): boolean {
+    return b >= 0 && this.sys.dofOffset[b] >= 0;
   }
 
   /** Opens every contact and bound `next` deferred. */
