@@ -695,6 +695,8 @@ export class ImpactEvents {
     this.exhausted = false;
     this.unsolved = 0;
     this.split = false;
+    // (the pose set since the last step: the joints' factor forgotten, jointsFactoredAt)
+    this.factoredAt = Number.NaN;
     const nsc = this.contact;
     nsc?.endSplit();
     // (no pair with restitution, no contact of a jointed body and no bound: no impact to
@@ -724,6 +726,8 @@ export class ImpactEvents {
     const pieceStep = (at: number, length: number): number => {
       this.restaggerPieces(at, 0.5 * length);
       const substeps = part(at, length, stats);
+      // (the piece moved the pose: jointsFactoredAt)
+      this.factoredAt = Number.NaN;
       // (a contact step's: the contacts' forces in its velocities, its lag unknown)
       if (!this.memory.previousValid) this.pieceLag = Number.NaN;
       return substeps;
@@ -759,6 +763,7 @@ export class ImpactEvents {
         this.exhausted = next < h - done;
         if (this.exhausted && next > 0 && this.stepper.beginStepLeadAt(t + done, h)) {
           substeps += part(t + done, next, stats, h);
+          this.factoredAt = Number.NaN;
           pieces++;
           done += next;
         }
@@ -950,7 +955,6 @@ export class ImpactEvents {
     this.missCount = 0;
     this.forcesAt = Number.NaN;
     this.forcesEndAt = Number.NaN;
-    this.factoredAt = Number.NaN;
     this.ratesNow = false;
     const prev = this.memory.previousValid ? this.memory.previousAcceleration : null;
     let earliest = Number.POSITIVE_INFINITY;
@@ -1618,9 +1622,7 @@ export class ImpactEvents {
     this.mu = grow(this.mu, k);
     const rows = this.rowRates.length;
     this.L = grow(this.L, m * rows);
-    const joints = this.constraints !== null && this.constraints.numRows > 0;
-    const ws = joints ? projectionWorkspace(this.constraints as ConstraintSet) : null;
-    if (ws !== null) ws.factorAt(t);
+    const ws = this.jointsFactoredAt(t);
     // x_j = M⁻¹H_jᵀ on the joints' tangent in the kinetic metric, D_ij = H_i x_j
     const x = this.col;
     for (let j = 0; j < m; j++) {
@@ -1749,25 +1751,38 @@ export class ImpactEvents {
   }
 
   /**
-   * x ← x − M⁻¹Gᵀ S⁻¹ G x (S = G M⁻¹ Gᵀ, G as ws factored it): x on the joints' tangent
-   * G x = 0 in the kinetic metric; rowRates ← S⁻¹ G x (the joints' impulse −Gᵀ S⁻¹ G x of
-   * a unit impulse along M x, in λ's sign, M ẍ = f + Gᵀ λ: impact).
-   */
-  /**
-   * The joints' projection workspace with G factored at t (once per t: factoredAt), or null
-   * where the model has no joint rows (contactPull, coordinatePull, accelerationBounds).
+   * The joints' projection workspace with G = Cq(x, t) and S = G M⁻¹ Gᵀ factored at the
+   * current pose x and t, or null where the model has no joint rows (contactPull,
+   * coordinatePull, accelerationBounds, impact). Factored once for a pose and t: again only
+   * where t differs from the last factoring here (factoredAt), the pose moved since (a
+   * piece stepped: `advance` forgets factoredAt at its start and after each piece; an impact
+   * and the lags' restaggers move the velocities alone, on which neither G nor S depends),
+   * or another user of the shared workspace factored it since (its `factorings` past
+   * factoredCount: the stepper's, at another pose or time). G may depend on t (a rheonomic
+   * joint, ConstraintSet.timeDependent), hence the time in the key. Where all three hold,
+   * the factorization in the workspace is the one factorAt(t) would make again, bit for
+   * bit: `next`'s pulls and the impact at the same instant, and the `next` after an impact,
+   * share one (the impact factored afresh before: on bench/impacts.ts' 6-link chain
+   * swinging onto a floor, 1/240 s, 3 s, those factorings 3.50 → 1.09 a step at e = ½, its
+   * 868 impacts, 1.48 → 1.27 at e = 1, 1.08 → 1.04 at e = 0; the motion bit for bit).
    */
   private jointsFactoredAt(t: number): ProjectionWorkspace | null {
     const c = this.constraints;
     if (c === null || c.numRows === 0) return null;
     const ws = projectionWorkspace(c);
-    if (this.factoredAt !== t) {
+    if (this.factoredAt !== t || ws.factorings !== this.factoredCount) {
       ws.factorAt(t);
       this.factoredAt = t;
+      this.factoredCount = ws.factorings;
     }
     return ws;
   }
 
+  /**
+   * x ← x − M⁻¹Gᵀ S⁻¹ G x (S = G M⁻¹ Gᵀ, G as ws factored it): x on the joints' tangent
+   * G x = 0 in the kinetic metric; rowRates ← S⁻¹ G x (the joints' impulse −Gᵀ S⁻¹ G x of
+   * a unit impulse along M x, in λ's sign, M ẍ = f + Gᵀ λ: impact).
+   */
   private toTangent(ws: ProjectionWorkspace, x: Float64Array): void {
     const rates = this.rowRates;
     (this.constraints as ConstraintSet).multiply(x, rates, ws.factoredG);
@@ -1782,6 +1797,8 @@ export class ImpactEvents {
   private forcesAt = Number.NaN;
   private forcesEndAt = Number.NaN;
   private factoredAt = Number.NaN;
+  /** The workspace's `factorings` right after the last factoring here (jointsFactoredAt). */
+  private factoredCount = -1;
 
   /** Whether some applied force changes with time, the state held (ForceEffector.timeDependent). */
   private timeDependent(): boolean {
