@@ -42,11 +42,12 @@
  *     activation leaves out (g + ½ r u_n > ε_act), pulled back: at its return, never now
  *     (a bob leaving the floor that a servo presses on it was run 1.9e-4 m into it by the
  *     step). Not a jointed body's contact whose closing time τ
- *     a servo's ring would turn within, τ λ > 1 (λ the fastest rate of the servos that
- *     move its bodies, those of their groups, JointActuator.fastestRate, servoRate, where
- *     the proof that no other servo rings its pull stands: the pull held is a spring's,
- *     which the ring reverses):
- *     a 3-link chain on servos at k_p = 1e8 (λ = 9.8e4 /s), started 5 cm into the
+ *     a servo's ring would turn within, τ λ > 1 (λ the fastest rate, the joints held, of
+ *     the servos that move its bodies, those of their groups: servoRate, where the proof
+ *     that no other servo rings its pull stands: the pull held is a spring's, which the
+ *     ring reverses):
+ *     a 3-link chain on servos at k_p = 1e8 (λ = 9.8e4 /s the joints free, 5.2e4 /s
+ *     held: the contacts it times so all have τ λ ≥ 6.6), started 5 cm into the
  *     floor, had its second 5 ms step cut into 5 pieces (0.13 to 2.6 ms) chasing contacts
  *     0.12 to 0.98 m open and receding at up to 400 m/s that the servos' pull (up to
  *     1.9e7 m/s², τ λ 12 to 810) closed on paper, none of which closed; its unresolved
@@ -1039,7 +1040,7 @@ export class ImpactEvents {
         let tau = closingTime(g, un, an);
         // (from rest, a jointed body's pull held over a τ within which a servo rings, τ λ > 1:
         // the ring turns the motion back before, file comment, 1)
-        if (fromRest && kind === JOINTED && tau * this.servoRate(set, i, m) > 1) continue;
+        if (fromRest && kind === JOINTED && tau * this.servoRate(t, set, i, m) > 1) continue;
         // a turning side's gap has a third derivative the quadratic leaves out, of size at
         // most J = Σ |ω|³ |r| (centripetal): the piece is aimed short of the surface by
         // J τ³/6, so that it ends before it rather than past it (met past it, the impact
@@ -1165,9 +1166,13 @@ export class ImpactEvents {
 
   /**
    * The fastest rate λ (1/s) of the servos that move contact i's bodies, at the current
-   * state: the max over the joint actuators of the group of either body of max(k_d/Ĩ,
-   * √(k_p/Ĩ)) (JointActuator.fastestRate, the joints free: an upper bound of the rates the
-   * joints leave); the groups those of the joints, the force elements
+   * state and t: the max over the joint actuators of the group of either body of
+   * max(k_d/Ĩ, √(k_p/Ĩ)), 1/Ĩ with the joints held (heldInverseInertia: each servo's rate on
+   * its coordinate as the mechanism moves it; the joints-free bound of
+   * JointActuator.fastestRate took a hinged bob's 1/Ĩ as its own 1/I, 63 times the hinge's,
+   * 8 times its rate: a servo at k_p = 1e3 pressing the bob on the floor, λ = 500 /s where
+   * it rings at 63 /s, had its 5 ms return skipped, τ λ 2.5, and the step ran it 1.0e-4 m
+   * into the floor); the groups those of the joints, the force elements
    * (AccelerationStepper.jointGroups) and the m contacts of `next`'s set, which may act
    * within the time left. Taken once a `next`. Why the group's servos only (file comment,
    * 1): the contact's normal acceleration, the joints held, is
@@ -1189,7 +1194,7 @@ export class ImpactEvents {
    * beside a rod on a stiff servo of its own (k_p = 1e6, λ = 4.1e3 /s, τ λ 9.2) was run
    * 1.8e-4 m into the floor, as before d3b4a34: test/engine/integrators/impact-pull.test.ts.)
    */
-  private servoRate(set: ContactSet, i: number, m: number): number {
+  private servoRate(t: number, set: ContactSet, i: number, m: number): number {
     const { sys, group, groupRate } = this;
     if (!this.ratesNow) {
       this.stepper.jointGroups(group);
@@ -1199,7 +1204,9 @@ export class ImpactEvents {
       for (let k = 0; k < effectors.length; k++) {
         const e = effectors[k];
         if (!(e instanceof JointActuator)) continue;
-        const rate = e.fastestRate();
+        // (its rate with the joints held, 1/Ĩ = gᵀ P M⁻¹ g: heldInverseInertia)
+        const inverse = this.heldInverseInertia(t, e.coordinate);
+        const rate = Math.max(e.kd * inverse, Math.sqrt(e.kp * inverse));
         // (a joint's two ends are of one group; the ground's and a fixed body's none)
         const end = this.dynamic(e.coordinate.bodyA) ? e.coordinate.bodyA : e.coordinate.bodyB;
         if (!this.dynamic(end)) continue;
@@ -1214,6 +1221,25 @@ export class ImpactEvents {
       this.dynamic(a) ? groupRate[groupRoot(group, a)] : 0,
       this.dynamic(b) ? groupRate[groupRoot(group, b)] : 0,
     );
+  }
+
+  /**
+   * 1/Ĩ = gᵀ P M⁻¹ g (1/(kg m²), 1/kg) of coordinate q at t, g its gradient: the inverse
+   * inertia the joints leave along q (P M⁻¹ g the accelerations a unit effort on q gives
+   * with the joints held, coordinatePull's column), at most the joints-free gᵀ M⁻¹ g of
+   * JointActuator.fastestRate (P is a projection in the kinetic metric).
+   */
+  private heldInverseInertia(t: number, q: JointCoordinate): number {
+    const { sys, f, col: x } = this;
+    f.fill(0);
+    q.evaluateJacobian();
+    q.spread(1, f);
+    massSolve(sys, f, x);
+    const ws = this.jointsFactoredAt(t);
+    if (ws !== null) this.toTangent(ws, x);
+    let inverse = 0;
+    for (let d = 0; d < x.length; d++) inverse += x[d] * f[d];
+    return inverse;
   }
 
   /** Whether b is a dynamic body (not the ground, −1, nor a fixed body). */
