@@ -96,6 +96,12 @@ export class ProjectionWorkspace {
   readonly u: Float64Array;
   /** G's values at the last `factorAt` (the corrections' directions, see `correction`). */
   readonly factoredG: Float64Array;
+  /**
+   * The factorizations so far (factorCurrent's, factorAt's included): a user that factored
+   * the shared workspace knows the factor is still its own while this has not moved
+   * (impact-events.ts jointsFactoredAt).
+   */
+  factorings = 0;
   /** minimumNorm's orthonormal null-space basis (p × numRows, by column) and a column. */
   private nullBasis = new Float64Array(0);
   private column = new Float64Array(0);
@@ -126,6 +132,7 @@ export class ProjectionWorkspace {
    * factorization.
    */
   factorCurrent(): void {
+    this.factorings++;
     this.factoredG.set(this.set.G.values);
     const { ldlt, schur } = this;
     schur.updateInto(ldlt.beginLoad(schur.S), ldlt.loadSlots(schur.S));

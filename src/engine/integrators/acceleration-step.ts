@@ -326,6 +326,25 @@ export interface EndConsistency {
   readonly acceleration: Float64Array | null;
 }
 
+/** The root of body b's group in the union-find forest `group` (jointGroups), halving the paths. */
+export function groupRoot(group: Int32Array, b: number): number {
+  let r = b;
+  while (group[r] !== r) {
+    group[r] = group[group[r]];
+    r = group[r];
+  }
+  return r;
+}
+
+/** Joins the groups of bodies a and b of sys in `group` (groupRoot); the ground and fixed bodies apart. */
+export function joinGroups(sys: BodySystem, group: Int32Array, a: number, b: number): void {
+  const { dofOffset } = sys;
+  if (a < 0 || b < 0 || dofOffset[a] < 0 || dofOffset[b] < 0) return;
+  const ra = groupRoot(group, a);
+  const rb = groupRoot(group, b);
+  if (ra !== rb) group[ra] = rb;
+}
+
 /**
  * The Newton step shared by the integrators of one simulation, with its work arrays.
  * Allocates in the constructor only.
@@ -1697,6 +1716,31 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
     const k = c.cv * c.startForceWeight + kappa;
     for (let r = 0; r < out.length; r++) out[r] = (out[r] + k * lambda[r]) / h;
     ws.minimumNorm(out);
+  }
+
+  /**
+   * group ← the groups (groupRoot, one entry a body) of the dynamic bodies joined by the
+   * joints, motors and mimic couplings (their constraints' bodies) or by W's off-diagonal
+   * blocks (the force elements' and servos' couplings: the matrix's pattern). In maximal
+   * coordinates M is block diagonal per body, so, the contacts left out, the motion of one
+   * group does not depend on another's (moreau-jean.ts markApart; impact-events.ts, the
+   * servos' rates by group). The ground and fixed bodies join nothing.
+   */
+  jointGroups(group: Int32Array): void {
+    const { sys, constraints: set, matrix } = this;
+    for (let b = 0; b < group.length; b++) group[b] = b;
+    if (set !== null)
+      for (const c of set.constraints) {
+        joinGroups(sys, group, c.bodyA, c.bodyB);
+        const more = c.moreBodies;
+        if (more !== undefined)
+          for (let k = 0; k < more.length; k++)
+            joinGroups(sys, group, c.bodyA >= 0 ? c.bodyA : c.bodyB, more[k]);
+      }
+    const { rowStart, colBlock } = matrix.pattern;
+    for (let bi = 0; bi < sys.blockBody.length; bi++)
+      for (let k = rowStart[bi]; k < rowStart[bi + 1]; k++)
+        joinGroups(sys, group, sys.blockBody[bi], sys.blockBody[colBlock[k]]);
   }
 
   /**

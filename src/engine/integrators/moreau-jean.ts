@@ -261,7 +261,7 @@ import {
   setVelocity,
   updateDerived,
 } from "../model/body-system";
-import type { AccelerationStepper, NewtonSettings } from "./acceleration-step";
+import { type AccelerationStepper, groupRoot, type NewtonSettings } from "./acceleration-step";
 import type { ImpactSource } from "./contact-switch";
 import { DEFAULT_STEP_TOLERANCE, trapezoidalStepError } from "./generalized-alpha";
 import { ImpactEvents, NO_LAG, STEP_LAG, SUBSTEP_LAG, TURN } from "./impact-events";
@@ -693,21 +693,11 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     this.touchedJoints = false;
     // (a scheme whose smooth step holds the joints at the velocity level too gains nothing)
     if (set === null || !this.positionJoints) return false;
-    const { sys, matrix } = this.stepper;
+    const { sys } = this.stepper;
     const { group, touched, apart } = this;
-    for (let b = 0; b < group.length; b++) group[b] = b;
     touched.fill(0);
     apart.fill(0);
-    for (const c of set.constraints) {
-      this.join(c.bodyA, c.bodyB);
-      const more = c.moreBodies;
-      if (more !== undefined)
-        for (let k = 0; k < more.length; k++) this.join(c.bodyA >= 0 ? c.bodyA : c.bodyB, more[k]);
-    }
-    const { rowStart, colBlock } = matrix.pattern;
-    for (let bi = 0; bi < sys.blockBody.length; bi++)
-      for (let k = rowStart[bi]; k < rowStart[bi + 1]; k++)
-        this.join(sys.blockBody[bi], sys.blockBody[colBlock[k]]);
+    this.stepper.jointGroups(group);
     let reached = false;
     if (this.contact !== null) {
       const cs = this.contact.set;
@@ -730,7 +720,7 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     for (let r = 0; r < set.numRows; r++) {
       const c = set.constraints[set.rowConstraint[r]];
       const b = c.bodyA >= 0 && sys.dofOffset[c.bodyA] >= 0 ? c.bodyA : c.bodyB;
-      const free = b >= 0 && sys.dofOffset[b] >= 0 && touched[root(group, b)] === 0;
+      const free = b >= 0 && sys.dofOffset[b] >= 0 && touched[groupRoot(group, b)] === 0;
       this.apartRows[r] = free ? 1 : 0;
       this.contactRows[r] = free ? 0 : 1;
       any ||= free;
@@ -741,7 +731,7 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     apartDofs.fill(0);
     for (let b = 0; b < apart.length; b++) {
       const d = sys.dofOffset[b];
-      if (d < 0 || touched[root(group, b)] !== 0) continue;
+      if (d < 0 || touched[groupRoot(group, b)] !== 0) continue;
       apart[b] = 1;
       apartDofs.fill(1, d, d + sys.blockSizes[sys.block[b]]);
     }
@@ -749,19 +739,10 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     return true;
   }
 
-  /** Joins the groups of bodies a and b (markApart; fixed bodies and the ground apart). */
-  private join(a: number, b: number): void {
-    const { dofOffset } = this.stepper.sys;
-    if (a < 0 || b < 0 || dofOffset[a] < 0 || dofOffset[b] < 0) return;
-    const ra = root(this.group, a);
-    const rb = root(this.group, b);
-    if (ra !== rb) this.group[ra] = rb;
-  }
-
   /** Marks body b's group touched (markApart); whether b is a dynamic body. */
   private touch(b: number): boolean {
     if (b < 0 || this.stepper.sys.dofOffset[b] < 0) return false;
-    this.touched[root(this.group, b)] = 1;
+    this.touched[groupRoot(this.group, b)] = 1;
     return true;
   }
 
@@ -1434,16 +1415,6 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     stats.projectionConverged = this.lastProjection.converged;
     return true;
   }
-}
-
-/** The root of b's group (markApart), halving the paths on the way. */
-function root(group: Int32Array, b: number): number {
-  let r = b;
-  while (group[r] !== r) {
-    group[r] = group[group[r]];
-    r = group[r];
-  }
-  return r;
 }
 
 /**

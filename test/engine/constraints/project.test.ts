@@ -155,6 +155,18 @@ describe("projections in the mass metric", () => {
     expect(factor.mock.calls.length).toBeLessThan(res.iterations);
   });
 
+  it("factorings counts every factoring of the workspace (factorAt's and factorCurrent's): its users' stamp", () => {
+    const { set } = drifted(6, 1e-4, 0);
+    const ws = projectionWorkspace(set);
+    const before = ws.factorings;
+    ws.factorAt(0);
+    set.updateJacobian(0);
+    ws.factorCurrent();
+    expect(ws.factorings - before).toBe(2);
+    // the G it keeps is the one it factored (the stamp's meaning)
+    expect(Array.from(ws.factoredG)).toEqual(Array.from(set.G.values));
+  });
+
   it("velocity projection reusing a factorization at the same positions is the exact projection", () => {
     // The correction lies in range(M⁻¹G_fᵀ), G_f that of the factorization: at the
     // current positions it ends on G v = −Ct in range(M⁻¹Gᵀ), the unique mass-metric

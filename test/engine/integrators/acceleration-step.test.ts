@@ -11,7 +11,12 @@
  * The iteration matrix and its solvers are iteration-matrix.test.ts's.
  */
 import { describe, expect, it } from "vitest";
+import type { ModelInput } from "../../../schemas/model";
 import { loadModel } from "../../../src/engine/index";
+import {
+  type AccelerationStepper,
+  groupRoot,
+} from "../../../src/engine/integrators/acceleration-step";
 
 describe("Newton iterations on a nonlinear spring (backward Euler)", () => {
   const k = 2000;
@@ -93,5 +98,56 @@ describe("Newton iterations on a nonlinear spring (backward Euler)", () => {
     expect(
       Math.abs(fixed.stats.newtonIterations - forcing.stats.newtonIterations),
     ).toBeLessThanOrEqual(1);
+  });
+});
+
+describe("jointGroups: the bodies joined by joints or force elements, the ground and fixed bodies apart", () => {
+  // Bodies 0..5: a fixed base "f"; "a"–"b" hinged together, "a" hinged to the base (the base
+  // joins nothing); "c" hinged to the ground alone; "d" tied to "b" by a spring (a force
+  // element: W's off-diagonal block); "e" free. Groups: {a, b, d}, {c}, {e}, the base alone.
+  it("groups {a, b, d}, {c}, {e} and the fixed base by itself", () => {
+    const body = (id: string, x: number) => ({
+      id,
+      mass: 1,
+      position: [x, 0, 0],
+      inertia: [1, 1, 1],
+    });
+    const hinge = (id: string, a: string, b: string, x: number) => ({
+      id,
+      type: "revolute",
+      a: { body: a, point: [x, 0, 0] },
+      b: { body: b, point: [0, 0, 0] },
+      axis: [0, 0, 1],
+    });
+    const sim = loadModel({
+      gravity: [0, 0, 0],
+      bodies: [
+        { id: "f", fixed: true, position: [0, 0, 0] },
+        body("a", 1),
+        body("b", 2),
+        body("c", 3),
+        body("d", 4),
+        body("e", 5),
+      ],
+      joints: [hinge("fa", "f", "a", 1), hinge("ab", "a", "b", 1), hinge("gc", "ground", "c", 3)],
+      forces: [
+        {
+          id: "s",
+          type: "spring",
+          a: { body: "b" },
+          b: { body: "d" },
+          stiffness: 10,
+          restLength: 2,
+        },
+      ],
+    } as ModelInput);
+    const stepper = (sim as unknown as { stepper: AccelerationStepper }).stepper;
+    const group = new Int32Array(6);
+    stepper.jointGroups(group);
+    const root = (b: number) => groupRoot(group, b);
+    expect(root(1)).toBe(root(2));
+    expect(root(2)).toBe(root(4));
+    const roots = new Set([root(0), root(1), root(3), root(5)]);
+    expect(roots.size).toBe(4);
   });
 });

@@ -32,10 +32,19 @@ describe("a hinged bob at rest 1e-5 m over the floor, a servo driving it in", ()
   const I = 0.004;
   const dz = 1e-5;
   const h = 1 / 100;
-  function bob(gravity: number, e: number, mu: number): ModelInput {
+  // Beside it (`rod`), a rod hinged at its centre far from everything (2 kg, I = 0.06 kg m²
+  // about its pin, no shape) on a stiff servo of its own, k_p = ROD_KP, k_d = 0, commanded
+  // 0.3 rad from rest: it rings at λ = √(k_p/I) = 4.1e3 /s, which the from-rest timing's
+  // servo test (τ λ > 1: the ring would turn the motion back first) took for the bob's until
+  // it took each contact's own servos (impact-events.ts servoRate): the bob's closing time
+  // from rest, τ = √(2 dz / a_n) with a_n = x_c τ_s / I_h (τ_s = k_p 0.1 + m g x_c, I_h = I +
+  // m L², the contact point x_c from the hinge), is 2.3 ms (2.2 with gravity), τ λ = 9.2
+  // against the bob's own servo's 0.36 (λ = √(k_p / I) = 158 /s, JointActuator.fastestRate).
+  const ROD_KP = 1e6;
+  function bob(gravity: number, e: number, mu: number, rod = false): ModelInput {
     const zc = R + dz;
     const xc = Math.sqrt(L * L - (H - zc) ** 2);
-    return {
+    const model: ModelInput = {
       gravity: [0, 0, -gravity],
       bodies: [
         { id: "floor", fixed: true, shapes: [{ type: "plane", normal: [0, 0, 1] }] },
@@ -60,36 +69,66 @@ describe("a hinged bob at rest 1e-5 m over the floor, a servo driving it in", ()
       contact: { method: "nsc", restitution: e, friction: mu },
       solver: { integrator: "moreau-jean", dt: h },
     };
+    if (rod) {
+      model.bodies?.push({ id: "rod", mass: 2, position: [5, 0, 2], inertia: [1e-3, 0.06, 0.06] });
+      model.joints?.push({
+        id: "pin",
+        type: "revolute",
+        a: { body: "ground", point: [5, 0, 2] },
+        b: { body: "rod" },
+        axis: [0, 0, 1],
+      });
+      model.actuators?.push({
+        id: "rodServo",
+        joint: "pin",
+        type: "position",
+        target: 0.3,
+        kp: ROD_KP,
+        kd: 0,
+      });
+    }
+    return model;
   }
-  for (const { gravity, e, mu } of [
-    { gravity: 0, e: 1, mu: 0 },
-    { gravity: g, e: 0.5, mu: 0.3 },
-  ])
-    it(`g = ${gravity}, e = ${e}, μ = ${mu}, 10 s: never into the floor, at rest N = τ / x_c + m g`, () => {
-      const sim = loadModel(bob(gravity, e, mu));
-      let deepest = 0;
-      let impacts = 0;
-      let worstN = 0;
-      for (let k = 0; k < 10 / h; k++) {
-        sim.step(1);
-        const st = sim.state();
-        const b = st.bodies[1];
-        deepest = Math.min(deepest, b.position[2] - R);
-        impacts += st.solver.impacts;
-        // (resting from the second step on, the first's mean force holding the arrival's
-        // impulse; the bob's centre over the contact, x_c = x)
-        const N = st.actuators[0].effort / b.position[0] + gravity;
-        if (k > 0) worstN = Math.max(worstN, Math.abs(st.contacts[0].normalForce / N - 1));
-      }
-      // measured: 2e-15 m over the floor, N to 5e-15 (its arrival in the first step);
-      // before 1.8e-4 m (1.0e-4 m) into it
-      expect(deepest).toBeGreaterThan(-1e-12);
-      expect(worstN).toBeLessThan(1e-9);
-      expect(impacts).toBe(1);
-      // the arrival's kinetic energy lost at its impact (booked: the balance closed; measured
-      // 5.7e-14 J and 2.2e-9 J; before 4.1e-14 J and 9.8e-4 J)
-      expect(Math.abs(sim.state().energy.error)).toBeLessThan(1e-8);
-    });
+  for (const rod of [false, true])
+    for (const { gravity, e, mu } of [
+      { gravity: 0, e: 1, mu: 0 },
+      { gravity: g, e: 0.5, mu: 0.3 },
+    ])
+      it(`g = ${gravity}, e = ${e}, μ = ${mu}${rod ? ", a rod on a stiff servo (k_p = 1e6) beside it" : ""}, 10 s: never into the floor, at rest N = τ / x_c + m g`, () => {
+        // (the closing time's servo test: the rod's rate times the bob's τ beyond 1, its
+        // own's within; figures above)
+        const zc = R + dz;
+        const xc = Math.sqrt(L * L - (H - zc) ** 2);
+        const Ih = I + L * L;
+        const tau = Math.sqrt((2 * dz * Ih) / (xc * (100 * 0.1 + gravity * xc)));
+        expect(tau * Math.sqrt(100 / I)).toBeLessThan(1);
+        expect(tau * Math.sqrt(ROD_KP / 0.06)).toBeGreaterThan(8);
+        const sim = loadModel(bob(gravity, e, mu, rod));
+        let deepest = 0;
+        let impacts = 0;
+        let worstN = 0;
+        for (let k = 0; k < 10 / h; k++) {
+          sim.step(1);
+          const st = sim.state();
+          const b = st.bodies[1];
+          deepest = Math.min(deepest, b.position[2] - R);
+          impacts += st.solver.impacts;
+          // (resting from the second step on, the first's mean force holding the arrival's
+          // impulse; the bob's centre over the contact, x_c = x)
+          const N = st.actuators[0].effort / b.position[0] + gravity;
+          if (k > 0) worstN = Math.max(worstN, Math.abs(st.contacts[0].normalForce / N - 1));
+        }
+        // measured: 2e-15 m over the floor, N to 5e-15 (its arrival in the first step);
+        // before 1.8e-4 m (1.0e-4 m) into it; beside the rod 3e-17 m in at most, N to 9e-13
+        // (before its servo's own rates: 1.8e-4 m (1.0e-4 m) into it, N 1.02 off)
+        expect(deepest).toBeGreaterThan(-1e-12);
+        expect(worstN).toBeLessThan(1e-9);
+        expect(impacts).toBe(1);
+        // the arrival's kinetic energy lost at its impact (booked: the balance closed; measured
+        // 5.7e-14 J and 2.2e-9 J; before 4.1e-14 J and 9.8e-4 J; beside the rod, whose ring the
+        // steps damp onto its command, 5.1e-11 J and 3.2e-11 J)
+        expect(Math.abs(sim.state().energy.error)).toBeLessThan(1e-8);
+      });
 });
 
 describe("a flat box turning at 1e-5 rad/s about the vertical, frictionless floor, e = 1", () => {
@@ -244,4 +283,88 @@ describe("a box tilted by 1e-5 rad on its long edge, rough floor (μ = 0.3), e =
     expect(lost).toBeLessThan(g * (z0 - 0.1 + 1e-6));
     expect(Math.abs(end.energy.error)).toBeLessThan(1e-9);
   });
+});
+
+describe("a hinged bob on the floor that a stiff servo presses on it, leaving it at 0.1 m/s", () => {
+  // impact-pull's bob above, resting on the floor (dz = 0: within the activation band), its
+  // servo at k_p = 1e4 N m/rad (k_d = 0) commanding 0.1 rad into the floor, the bob set
+  // leaving it: ω₀ = 1 rad/s about the hinge, up, u_n = x_c ω₀ = 0.0995 m/s. The pull back
+  // along the normal, the joints held, is a_n = x_c (k_p 0.1 + m g x_c) / I_h = 392 m/s²
+  // (I_h = I + m L² about the hinge), so the bob is back on the floor within 2 u_n / a_n =
+  // 0.51 ms, sooner still as the servo's pull grows with the lift: well within the first
+  // 10 ms step. Its return, at 0.1 m/s, is a rebound the steps cannot resolve (flight
+  // 2 e u / a_n within four steps: rowRestitution), so it rests on the floor, pressed at
+  // N = τ / x_c + m g (the hinge's torque balance, as above). Before, a contact leaving
+  // within the band was never timed (`next`: "not where it rests within the band"), and the
+  // step's own activation, g + h u_n / 2 > ε_act, left it out: the first step ended
+  // 1.9e-4 m in the floor, energy.error 1.9e-3 J (the penetration's correction). At
+  // k_p = 1e3 (a_n = 39.6 m/s², back within 5.0 ms) the servo test took the joints-free
+  // rate √(k_p / I) = 500 /s for the servo's √(k_p / I_h) = 63 /s and skipped the return
+  // (τ λ 2.5): 1.0e-4 m in the floor, 1.0e-3 J.
+  const H = 0.59;
+  const L = 0.5;
+  const R = 0.1;
+  const I = 0.004;
+  const h = 1 / 100;
+  const xc = Math.sqrt(L * L - (H - R) ** 2);
+  const w0 = 1;
+  for (const kp of [1e3, 1e4])
+    for (const e of [0.5, 1])
+      it(`k_p = ${kp.toExponential(0)}, e = ${e}, 2 s: back on the floor within the first step and never into it, at rest N = τ / x_c + m g`, () => {
+        const an = (xc * (kp * 0.1 + g * xc)) / (I + L * L);
+        expect((2 * xc * w0) / an).toBeLessThan(h);
+        const sim = loadModel({
+          gravity: [0, 0, -g],
+          bodies: [
+            { id: "floor", fixed: true, shapes: [{ type: "plane", normal: [0, 0, 1] }] },
+            {
+              id: "bob",
+              mass: 1,
+              inertia: [I, I, I],
+              position: [xc, 0, R],
+              // ω = (0, −ω₀, 0) about the hinge at (0, 0, H): v = ω × (x_c, 0, R − H)
+              angularVelocity: [0, -w0, 0],
+              velocity: [-w0 * (R - H), 0, w0 * xc],
+              shapes: [{ type: "sphere", radius: R }],
+            },
+          ],
+          joints: [
+            {
+              id: "hinge",
+              type: "revolute",
+              a: { body: "ground", point: [0, 0, H] },
+              b: { body: "bob", point: [-xc, 0, H - R] },
+              axis: [0, 1, 0],
+            },
+          ],
+          actuators: [{ id: "servo", joint: "hinge", type: "position", target: 0.1, kp, kd: 0 }],
+          contact: { method: "nsc", restitution: e, friction: 0 },
+          solver: { integrator: "moreau-jean", dt: h },
+        });
+        expect(sim.state().bodies[1].velocity[2]).toBeCloseTo(xc * w0, 12);
+        let deepest = 0;
+        let impacts = 0;
+        for (let k = 0; k < 2 / h; k++) {
+          sim.step(1);
+          const st = sim.state();
+          deepest = Math.min(deepest, st.bodies[1].position[2] - R);
+          impacts += st.solver.impacts;
+          // back on the floor by the first step's end, at rest (its return's impact in it)
+          if (k === 0) {
+            expect(st.solver.impacts).toBe(1);
+            expect(Math.abs(st.bodies[1].velocity[2])).toBeLessThan(1e-9);
+          }
+        }
+        const st = sim.state();
+        // measured 1.4e-15 m (e = ½) and 2.6e-16 m (e = 1) in at most at k_p = 1e4,
+        // 8.3e-17 and 1.4e-17 m at 1e3; before 1.9e-4 m and 1.0e-4 m
+        expect(deepest).toBeGreaterThan(-1e-12);
+        expect(impacts).toBe(1);
+        const b = st.bodies[1];
+        const N = st.actuators[0].effort / b.position[0] + g;
+        expect(Math.abs(st.contacts[0].normalForce / N - 1)).toBeLessThan(1e-9);
+        // (measured 4.4e-11 J and −1.7e-11 J at 1e4, 1.3e-13 and 2.7e-13 J at 1e3; before
+        // 1.9e-3 J and 1.0e-3 J)
+        expect(Math.abs(st.energy.error)).toBeLessThan(1e-8);
+      });
 });
