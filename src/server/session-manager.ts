@@ -616,6 +616,11 @@ export class SessionManager {
     );
     const run = cp.run;
     if (run) await withRecord(rec, () => this.recovery.resume(rec, run));
+    // its first checkpoint under the new epoch once the run is resumed: taken before, it
+    // held the session paused without its run (restored paused by the worker), and a node
+    // lost before the run's next checkpoint gave the next one the session paused — an
+    // acknowledged run lost
+    void this.checkpoints.checkpoint(rec, true);
     return this.view(rec);
   }
 

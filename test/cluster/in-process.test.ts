@@ -17,6 +17,7 @@ import {
   MemoryDirectory,
   MemorySnapshotStore,
 } from "../../src/server/cluster/memory";
+import { FORWARDED } from "../../src/server/cluster/node";
 import type { ConfigInput } from "../../src/server/config";
 import { sample } from "../support/metrics";
 import { hingedRods, springParticle } from "../support/models";
@@ -120,5 +121,92 @@ describe("a node none of whose workers can start", () => {
     } finally {
       pool.breakStartsForTest(0, false);
     }
+  }, 60_000);
+});
+
+describe("a running session handed over by a drain", () => {
+  it("is served only once its run is resumed on the node taking it, whose first checkpoint of it keeps the run", async () => {
+    const c = new MemoryCluster();
+    // no checkpoint of the run's own (every 10⁹ steps): the one the taking node writes at once
+    // is the store's, and the run a node taking it over next resumes
+    const [a, b] = await nodesOf(c, { checkpointEverySteps: 1e9 });
+    const made = await request(a.app.server)
+      .post("/v1/sessions")
+      .send({ model: springParticle() })
+      .expect(201);
+    const id = made.body.id as string;
+    const [owner, other] = made.headers["x-moreau-node"] === "a" ? [a, b] : [b, a];
+    const otherId = other === a ? "a" : "b";
+    await request(owner.app.server)
+      .post(`/v1/sessions/${id}/run`)
+      .send({ realtimeFactor: 1 })
+      .expect(202);
+    // the session asked for from the other node every 2 ms while the drain hands it over, as
+    // the owner forwards requests (FORWARDED: the other node answers at once, 503, while the
+    // owner holds the session, rather than forwarding it back), each not waiting for the one
+    // before: every answer the other node served says `running` (before: `paused`, read
+    // between the session's opening there and its run's resumption)
+    const forwardedBy = `${owner === a ? "a" : "b"} ${c.secret}`;
+    const served: string[] = [];
+    const answers: Promise<void>[] = [];
+    const asking = setInterval(() => {
+      answers.push(
+        request(other.app.server)
+          .get(`/v1/sessions/${id}`)
+          .set(FORWARDED, forwardedBy)
+          .then((r) => {
+            if (r.status === 200 && r.headers["x-moreau-node"] === otherId)
+              served.push(r.body.status);
+          }),
+      );
+    }, 2);
+    await owner.app.moreau.cluster?.drain();
+    await waitFor(() => served.length >= 50, 30_000);
+    clearInterval(asking);
+    await Promise.all(answers);
+    expect(served.filter((s) => s !== "running")).toEqual([]);
+    // the other node's first checkpoint of it (under its epoch) holds the run: before, taken
+    // while the session was still paused, it held none, and a node taking it over from that
+    // checkpoint restored it paused (the acknowledged run lost)
+    const written = async () =>
+      sample((await request(other.app.server).get("/metrics")).text, "moreau_checkpoints_total");
+    await waitFor(async () => (await written()) >= 1, 30_000);
+    expect((await new MemorySnapshotStore(c).read(id))?.run).toEqual({
+      realtimeFactor: 1,
+      until: null,
+    });
+  }, 60_000);
+});
+
+describe("placing a new session", () => {
+  // heartbeats every 200 s (a third of the TTL): none within a test but the first ones
+  const slow = { leaseTtlMs: 600_000, testHooks: true };
+
+  it("places nothing on the node asked when its workers stopped since its heartbeat", async () => {
+    const [a] = await nodesOf(new MemoryCluster(), slow);
+    const pool = a.app.moreau.sessions.pool;
+    pool.breakStartsForTest(0, true);
+    try {
+      await pool.killForTest(0);
+      await waitFor(() => pool.alive === 0, 10_000);
+      // a's heartbeat still says it accepts, and ties go to the node asked: before, a placed
+      // the session on itself and answered 503 worker_unavailable
+      const made = await request(a.app.server)
+        .post("/v1/sessions")
+        .send({ model: springParticle() });
+      expect([made.status, made.headers["x-moreau-node"]]).toEqual([201, "b"]);
+    } finally {
+      pool.breakStartsForTest(0, false);
+    }
+  }, 60_000);
+
+  it("counts every live node after a placement, the ones not accepting too", async () => {
+    const [a, b] = await nodesOf(new MemoryCluster(), slow);
+    await a.app.moreau.cluster?.drain();
+    const made = await request(b.app.server).post("/v1/sessions").send({ model: springParticle() });
+    expect([made.status, made.headers["x-moreau-node"]]).toEqual([201, "b"]);
+    // before: 1, the placement's list of accepting nodes, until b's next heartbeat
+    const text = (await request(b.app.server).get("/metrics")).text;
+    expect(sample(text, "moreau_cluster_nodes")).toBe(2);
   }, 60_000);
 });

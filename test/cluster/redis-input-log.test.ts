@@ -8,11 +8,14 @@
  * restart, another node taking the session over from its checkpoint — replays to the live
  * state bit for bit. A node in this process on a redis-server of the test's own; real
  * worker threads; a double pendulum (chaotic: an input missed, doubled or reordered shows).
+ * A whole log rewritten at once (100 000 inputs from line 0: a checkpoint after a failed
+ * write resends the log) lands whole and in order, pushed by the script in batches of 1000
+ * (Redis's own count of RPUSH calls: 100; until 2026-12-07 one RPUSH a line, 100 000).
  */
 import { Redis } from "ioredis";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RedisSnapshotStore } from "../../src/server/cluster/redis";
+import { RedisSnapshotStore } from "../../src/server/cluster/redis";
 import { hingedRods } from "../support/models";
 import { motion, postInputs, replayed, rodImpulse, stepBy } from "../support/recordings";
 import { type RedisServer, startRedis } from "../support/redis";
@@ -103,4 +106,49 @@ describe("a cluster node's checkpoints", () => {
       await server.app.close();
     }
   }, 120_000);
+});
+
+/** Redis's count of RPUSH calls since its start (INFO commandstats; a script's calls count). */
+async function rpushCalls(): Promise<number> {
+  const info = await direct.info("commandstats");
+  return Number(/cmdstat_rpush:calls=(\d+)/.exec(info)?.[1] ?? 0);
+}
+
+describe("a checkpoint that rewrites its session's whole input log", () => {
+  it("lands 100 000 lines whole and in order, in RPUSH batches of 1000", async () => {
+    const store = new RedisSnapshotStore(direct, "big:");
+    const N = 100_000;
+    const line = (k: number) =>
+      `${JSON.stringify({ step: k, input: { type: "impulse", id: "p", impulse: [k, 0, 0] } })}\n`;
+    const lines = (from: number, to: number) =>
+      Buffer.from(Array.from({ length: to - from }, (_, i) => line(from + i)).join(""));
+    const doc = Buffer.from("{}");
+    // a log of 3 lines kept, then the whole log (its lines 0.. on) sent again
+    await store.write("s", null, doc, undefined, {
+      id: "L",
+      from: 0,
+      count: 3,
+      lines: lines(0, 3),
+    });
+    const before = await rpushCalls();
+    await store.write("s", null, doc, undefined, {
+      id: "L",
+      from: 0,
+      count: N,
+      lines: lines(0, N),
+    });
+    // ceil(N / 1000) calls (before: N)
+    expect((await rpushCalls()) - before).toBe(Math.ceil(N / 1000));
+    expect(await direct.llen("big:inputs:s")).toBe(N);
+    const back = Buffer.from((await store.readLog("s", { id: "L", count: N })) ?? []);
+    expect(back.equals(lines(0, N))).toBe(true);
+    // and a part appended after it goes on from line N
+    await store.write("s", null, doc, undefined, {
+      id: "L",
+      from: N,
+      count: N + 1,
+      lines: lines(N, N + 1),
+    });
+    expect(await direct.lindex("big:inputs:s", N)).toBe(line(N));
+  }, 60_000);
 });

@@ -4,7 +4,9 @@
  * step) completed with the latest frame's time and step. The scene's static part (bodies,
  * joints, fem: a 10 000-particle cloth's is 0.6 MB of JSON) is decoded and encoded once per
  * session on the node, and shared by every later subscriber in either format; before, each
- * late subscriber had the event loop parse and encode the whole scene again.
+ * late subscriber had the event loop parse and encode the whole scene again. A subscriber
+ * resuming after a seq gets every frame after it, one the read loop took while the catch-up
+ * read's answer was on its way included (until 2026-12-07 it was skipped).
  */
 import { EventEmitter } from "node:events";
 import { unpack } from "msgpackr";
@@ -16,6 +18,7 @@ import { Relay } from "../../src/server/cluster/relay";
 import { encodeScene, packr, sceneFrameBytes } from "../../src/server/frames";
 import { encodingKey } from "../../src/server/protocol";
 import type { StreamHub, Subscriber } from "../../src/server/stream";
+import { waitFor } from "../support/wait";
 
 /** The hub's side the relay uses: the scene frames sent to each subscriber. */
 class Hub {
@@ -26,7 +29,14 @@ class Hub {
   sendRaw(sub: Subscriber, bytes: Uint8Array): void {
     this.scenes.push({ format: sub.format, bytes });
   }
-  dispatchTo(): void {}
+  /** the state frames sent to each subscriber, by its socket: their steps */
+  dispatched: { ws: EventEmitter; step: number }[] = [];
+  dispatchTo(sub: Subscriber, step: number): void {
+    this.dispatched.push({ ws: sub.ws as unknown as EventEmitter, step });
+  }
+  steps(ws: EventEmitter): number[] {
+    return this.dispatched.filter((d) => d.ws === ws).map((d) => d.step);
+  }
   subscriptions(): [] {
     return [];
   }
@@ -136,5 +146,65 @@ describe("relay scene frames", () => {
     expect(last.bodies).toHaveLength(3);
     expect(last.step).toBe(30);
     for (const s of sockets) s.emit("close");
+  });
+});
+
+describe("a subscriber resuming after a seq (?from=)", () => {
+  it("gets every frame after it, one the read loop took while its catch-up read was answered too", async () => {
+    const cluster = new MemoryCluster();
+    const directory = new MemoryDirectory(cluster);
+    const bus = new MemoryBus(cluster);
+    const hub = new Hub();
+    const relay = new Relay(bus, directory, hub as unknown as StreamHub, () => undefined);
+    const lease = await directory.claim("s", "owner", 10_000);
+    const epoch = (lease as NonNullable<typeof lease>).epoch;
+    const fields = ["energy"] as never;
+    const cls = classId({ every: 1, key: encodingKey(fields, "json") });
+    const publish = (step: number) =>
+      bus.publish("s", cls, epoch, {
+        step,
+        forced: false,
+        bytes: Buffer.from(
+          JSON.stringify({ type: "state", session: "s", time: step, step, dropped: 0 }),
+        ),
+      });
+    for (const step of [1, 2, 3]) await publish(step);
+    relay.start();
+    try {
+      const opts = { every: 1, fields, format: "json" } as never;
+      // a live subscriber: the class's read loop runs
+      const live = new EventEmitter();
+      await relay.subscribe("s", live as never, opts, null);
+      // the resuming one's catch-up read runs at once (nothing after seq 3 yet), its answer
+      // held back until the read loop has taken the frame published next: the two reads go
+      // on two Redis connections, whose answers may come in either order
+      let release: () => void = () => undefined;
+      const held = new Promise<void>((r) => {
+        release = r;
+      });
+      const range = bus.range.bind(bus);
+      let reads = 0;
+      vi.spyOn(bus, "range").mockImplementation(async (...args) => {
+        const frames = await range(...args);
+        reads++;
+        await held;
+        return frames;
+      });
+      const resuming = new EventEmitter();
+      const subscribed = relay.subscribe("s", resuming as never, opts, 3);
+      await waitFor(() => reads === 1, 5000);
+      await publish(4);
+      await waitFor(() => hub.steps(live).includes(4), 5000);
+      release();
+      await subscribed;
+      await publish(5);
+      await waitFor(() => hub.steps(live).includes(5), 5000);
+      // before: [5], the frame of seq 4 missing (the read loop had skipped it for this
+      // subscriber, still catching up, and the catch-up read's empty answer ended its catch-up)
+      expect(hub.steps(resuming)).toEqual([4, 5]);
+      for (const ws of [live, resuming]) ws.emit("close");
+    } finally {
+      await relay.stop();
+    }
   });
 });

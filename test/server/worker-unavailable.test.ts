@@ -5,13 +5,16 @@
  * its last checkpoint kept; its requests and new sessions are answered 503
  * `worker_unavailable` naming the cause, with Retry-After; /ready is 503 and says why; the
  * pool retries the start with back-off, and once a worker starts the session is restored
- * from its checkpoint and steps on as if nothing happened. Until 2026-12-07 the session's
+ * from its checkpoint and steps on as if nothing happened. While it waits it is `restoring`
+ * (GET, the list, moreau_sessions), then the status it had (a run resumed); until 2026-12-07
+ * it showed the status it had before the loss. Until 2026-12-07 the session's
  * rebuild failed after three starts (500 `worker_crashed`) and it went to `error`, its
  * simulation gone. Real worker threads.
  */
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MoreauApp } from "../../src/server/app";
+import { sample } from "../support/metrics";
 import { hingedRods } from "../support/models";
 import { driveWithImpulse, expectDrivenWithoutLoss } from "../support/recordings";
 import { startServer, type TestServer } from "../support/server";
@@ -38,6 +41,11 @@ describe("a replacement worker that cannot start", () => {
     const m = app.moreau.sessions;
     const id = (await api().post("/v1/sessions").send({ model }).expect(201)).body.id;
     await drive(id);
+    const stepped = (await api().get(`/v1/sessions/${id}`).expect(200)).body.status;
+    // and one running (in real time, with no end) when the worker goes
+    const running = (await api().post("/v1/sessions").send({ model }).expect(201)).body.id;
+    await api().post(`/v1/sessions/${running}/run`).send({ realtimeFactor: 1 }).expect(202);
+    expect((await api().get(`/v1/sessions/${running}`).expect(200)).body.status).toBe("running");
     m.pool.breakStartsForTest(0, true);
     await m.pool.killForTest(0);
     // the rebuild finds no worker that can start: the session waits (before: `error`)
@@ -48,8 +56,29 @@ describe("a replacement worker that cannot start", () => {
         ),
       20_000,
     );
+    await waitFor(
+      async () =>
+        ((await api().get(`/v1/sessions/${running}`)).body.message ?? "").includes(
+          "for a solver worker to start",
+        ),
+      20_000,
+    );
     const s = (await api().get(`/v1/sessions/${id}`).expect(200)).body;
-    expect(s.status).not.toBe("error");
+    // both say they wait to be restored, listed so and counted so (before: the status each
+    // had before the loss, `paused` and `running`, the latter with its run)
+    expect(s.status).toBe("restoring");
+    const r1 = (await api().get(`/v1/sessions/${running}`).expect(200)).body;
+    expect([r1.status, r1.run]).toEqual(["restoring", null]);
+    const listed = (await api().get("/v1/sessions").expect(200)).body.sessions;
+    expect(listed.map((x: { id: string; status: string }) => [x.id, x.status]).sort()).toEqual(
+      [
+        [id, "restoring"],
+        [running, "restoring"],
+      ].sort(),
+    );
+    const metrics = await api().get("/metrics").expect(200);
+    expect(sample(metrics.text, 'moreau_sessions{status="restoring"}')).toBe(2);
+    expect(sample(metrics.text, 'moreau_sessions{status="running"}')).toBe(0);
     // since when it waits (before: not said)
     const since = /waiting since (\S+) /.exec(s.message)?.[1] ?? "";
     expect(Date.parse(since)).toBeGreaterThan(0);
@@ -81,6 +110,15 @@ describe("a replacement worker that cannot start", () => {
       return (b.message ?? "").startsWith("restored from its checkpoint at step 10");
     }, 20_000);
     await m.rebuilt();
+    // restored, each in the status it had: the running one runs on (its run resumed)
+    expect((await api().get(`/v1/sessions/${id}`).expect(200)).body.status).toBe(stepped);
+    await waitFor(
+      async () => (await api().get(`/v1/sessions/${running}`)).body.status === "running",
+      20_000,
+    );
+    const back = (await api().get(`/v1/sessions/${running}`).expect(200)).body;
+    expect(back.run?.realtimeFactor).toBe(1);
+    await api().delete(`/v1/sessions/${running}`).expect(204);
     // its checkpoint at step 10 (the inputs' answer) holds the impulse: stepped on to 15 it
     // is exactly a session driven the same way without a loss
     await expectDrivenWithoutLoss(api, id, model, 15);

@@ -101,6 +101,11 @@ export interface ClusterPorts {
   snapshots: SnapshotStore;
   /** whether the infrastructure answers now (the Redis connection is ready) */
   healthy(): boolean;
+  /**
+   * performance.now() when the connection to the directory last came back after it was
+   * lost (-Infinity: never lost); without it, never
+   */
+  reconnectedAt?(): number;
   close(): Promise<void>;
 }
 
@@ -373,11 +378,12 @@ export class ClusterNode implements ClusterHooks {
     }
     // a stream is served here from the logs, whoever owns the session
     if (rest === "/stream") return;
-    if (this.sessions.local(id)) {
-      if (await this.stillOwned(id)) return;
-    }
+    // a takeover under way here first: its session is open before its run is resumed
+    // (SessionManager.adopt), and a request served meanwhile read it paused, or had its
+    // pause undone by the resume
     const pending = this.adopting.get(id);
     if (pending && (await pending)) return;
+    if (this.sessions.local(id) && (await this.stillOwned(id))) return;
     // a holder whose node is gone (its heartbeat expired first): the request waits for its
     // lease to expire (LEASE_TTL_MS at most) and takes the session over
     const until = Date.now() + this.ttl + 500;
@@ -403,8 +409,22 @@ export class ClusterNode implements ClusterHooks {
       }
       if (holder && holder.node === this.id && this.sessions.local(id)) return;
       const entry = await this.directoryCall(() => this.ports.directory.entry(id));
-      if (!entry) return; // unknown: answered 404 here
-      if (await this.takeOver(id)) return;
+      if (!entry) {
+        // Redis came back lately (restarted, perhaps without its data): each node enters its
+        // sessions' leases and registry again at its next renewal (every third of the TTL),
+        // and until then a session another node holds is unknown here — waited for, where
+        // it was answered 404 (a POST /run through another node just after the restart)
+        const back = this.ports.reconnectedAt?.() ?? Number.NEGATIVE_INFINITY;
+        if (performance.now() - back < this.ttl) {
+          await new Promise((r) => setTimeout(r, 100));
+          continue;
+        }
+        return; // unknown: answered 404 here
+      }
+      // a draining node takes nothing over: a request forwarded to it while it let a session
+      // go took the session back, run and all, from the checkpoint it had just handed over
+      if (this.accepting && (await this.takeOver(id))) return;
+      if (!this.accepting) await new Promise((r) => setTimeout(r, 100));
     }
     throw new ApiError(
       "cluster_unavailable",
@@ -638,8 +658,7 @@ export class ClusterNode implements ClusterHooks {
         publicUrl: this.publicUrl,
         sessions: this.sessions.size,
         workers: this.config.workers,
-        // no worker running (their starts failing): no new session nor takeover dealt here
-        accepting: this.accepting && this.sessions.pool.alive > 0,
+        accepting: this.acceptingNow(),
       },
       Math.max(100, Math.floor(this.ttl * HEARTBEAT_FRACTION)),
     );
@@ -730,12 +749,20 @@ export class ClusterNode implements ClusterHooks {
     await this.sessions.evict(id);
   }
 
+  /** Whether new sessions and takeovers may come here: not draining, a worker running. */
+  private acceptingNow(): boolean {
+    // no worker running (their starts failing): no new session nor takeover dealt here
+    return this.accepting && this.sessions.pool.alive > 0;
+  }
+
   /** The live node to place a new session on: the least loaded accepting one. */
   private async place(): Promise<NodeInfo | null> {
-    const nodes = (await this.directoryCall(() => this.ports.directory.nodes())).filter(
-      (n) => n.accepting,
-    );
-    this.nodes = nodes;
+    // every live node kept (moreau_cluster_nodes, the forwards' addresses): the list of the
+    // accepting ones kept in its place under-counted the cluster until the next heartbeat
+    this.nodes = await this.directoryCall(() => this.ports.directory.nodes());
+    // this node as it is now, not as its heartbeat (up to a third of the TTL old) said: one
+    // whose workers had all stopped since placed a session on itself, answered 503
+    const nodes = this.nodes.filter((n) => (n.id === this.id ? this.acceptingNow() : n.accepting));
     let best: NodeInfo | null = null;
     for (const n of nodes) {
       const load = (n.id === this.id ? this.sessions.size : n.sessions) / Math.max(1, n.workers);
@@ -926,7 +953,7 @@ export class ClusterNode implements ClusterHooks {
 
   /** Takes over the orphans dealt to this node (see the file's head). */
   private async scan(): Promise<void> {
-    if (this.stopped || !this.accepting || this.sessions.pool.alive === 0) return;
+    if (this.stopped || !this.acceptingNow()) return;
     // a released session is taken over at once, by some node: forget the old ones
     for (const [id, at] of this.released)
       if (at < Date.now() - 2 * this.ttl) this.released.delete(id);

@@ -32,9 +32,14 @@ export async function redisPorts(
 ): Promise<{ ports: ClusterPorts; redis: Redis }> {
   const redis = connect(config.redisUrl);
   let up = false;
+  /** performance.now() when the connection came back after it was lost (reconnectedAt) */
+  let back = Number.NEGATIVE_INFINITY;
+  let connected = false;
   redis.on("ready", () => {
     if (!up) log.info("redis connected");
+    if (!up && connected) back = performance.now();
     up = true;
+    connected = true;
   });
   redis.on("error", (err: Error) => {
     if (up) log.warn({ err: err.message }, "redis unreachable: serving this node's own sessions");
@@ -51,7 +56,7 @@ export async function redisPorts(
   leases.on("error", () => undefined);
   const p = config.clusterPrefix;
   const renewer = new WorkerLeaseRenewer(config.redisUrl, p, config.leaseTtlMs, log);
-  const [connected] = await Promise.all([
+  const [allReady] = await Promise.all([
     Promise.all([
       ready(redis, START_WAIT_MS),
       ready(checkpoints, START_WAIT_MS),
@@ -60,7 +65,7 @@ export async function redisPorts(
     // not ready in time: the event loop renews until it is
     renewer.started(START_WAIT_MS),
   ]);
-  if (!connected.every(Boolean)) log.warn("redis unreachable at start: the node starts degraded");
+  if (!allReady.every(Boolean)) log.warn("redis unreachable at start: the node starts degraded");
   const bus = new RedisBus(redis, p);
   return {
     redis,
@@ -71,6 +76,7 @@ export async function redisPorts(
       bus,
       snapshots: new RedisSnapshotStore(checkpoints, p),
       healthy: () => [redis, checkpoints, leases].every((c) => c.status === "ready"),
+      reconnectedAt: () => back,
       close: async () => {
         await renewer.close();
         await bus.close();

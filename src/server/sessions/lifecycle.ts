@@ -184,14 +184,14 @@ export class SessionLifecycle {
       );
       registered = false;
       // the first checkpoint at once, the answer waiting for it with a store (a restored
-      // session has its file; the memory copy comes with its next checkpoint) — and in a
-      // cluster a takeover's too, under its new epoch. Without a store it is not waited
-      // for: until it is held, a worker loss rebuilds the session from the request that
-      // opened it (rec.opened, recovery.ts)
+      // session has its file; the memory copy comes with its next checkpoint; a cluster's
+      // takeover takes its own once its run is resumed: SessionManager.adopt). Without a
+      // store it is not waited for: until it is held, a worker loss rebuilds the session
+      // from the request that opened it (rec.opened, recovery.ts)
       if (!restoring) {
         const first = this.checkpoints.checkpoint(rec, true);
         if (this.checkpoints.store) await first;
-      } else if (cluster) void this.checkpoints.checkpoint(rec, true);
+      }
       return rec;
     } finally {
       release();

@@ -138,19 +138,31 @@ export interface SessionRecord {
   deleted: boolean;
 }
 
+/**
+ * The status a record is listed with: `restoring` while it waits for a worker that can
+ * start to restore it (lost with its worker: recovery.ts park), as a checkpoint a restart
+ * could not open yet is listed; its own (its simulation's, last known) otherwise. Until
+ * 2026-12-07 a waiting session showed the status it had before the loss (`running`, …).
+ */
+export function listedStatus(rec: SessionRecord): SessionOut["status"] {
+  return rec.awaitingWorker ? "restoring" : rec.status;
+}
+
 /** The Session body of a record (schemas/api.ts Session). */
 export function viewOf(rec: SessionRecord, subscribers: number, persistence: boolean): SessionOut {
+  const waiting = rec.awaitingWorker !== null;
   return {
     id: rec.id,
     name: rec.name,
-    status: rec.status,
+    status: listedStatus(rec),
     time: rec.time,
     step: rec.step,
     dt: rec.dt,
     counts: rec.counts,
     message: rec.message ?? rec.notice,
     rebuilding: rec.rebuilding !== null,
-    run: rec.run,
+    // no run goes on while it waits (the one it was in is resumed once it is restored)
+    run: waiting ? null : rec.run,
     subscribers,
     persisted: persistence ? rec.persisted : null,
     checkpointStep: rec.savedStep,
@@ -359,7 +371,7 @@ export class SessionTable {
       error: 0,
       restoring: this.awaitingRestore.size,
     };
-    for (const r of this.records.values()) out[r.status]++;
+    for (const r of this.records.values()) out[listedStatus(r)]++;
     return out;
   }
 
