@@ -484,6 +484,119 @@ describe("Moreau–Jean: a jointed group apart from the step's contacts keeps th
     expect(split).toBeGreaterThanOrEqual(1);
   });
 
+  describe("an undamped stiff servo's rod beside a hinged bob on the floor, 4 s at h = 1/100 s", () => {
+    // The rod (2 kg, I = 0.06 kg·m² about the vertical pin through its centre: no gravity
+    // torque) on a position servo k_p = 1e4, k_d = 0, commanded 0.3 rad from 0.5: ω =
+    // √(k_p/I) = 408 rad/s, h ω = 4, unresolved by the step and by its sub-steps of h/4
+    // (h ω > 1), resolved by h/8 and h/16, which its smooth step's error control mixes;
+    // the unresolved ones' backward-Euler weight (AccelerationStepper.holdStiffForces)
+    // brings it to rest at 0.3 rad well within 4 s. Nothing else dissipates: energy.error
+    // is the balance of the rod's kinetic energy against the servo's booked work.
+    // Far from it a bob (1 kg sphere, R = 0.1 m) hinged at 0.5 m, its servo (k_p = 100)
+    // pressing it onto an nsc floor (e = ½, μ = 0.3): its contact active every step, the
+    // rod a group apart (moreau-jean.ts markApart). Before 2026-12-07, on a step whose rod
+    // sub-steps ended with a resolved one (h/16) while the contact step held the servo
+    // unresolved, the last sub-step was booked with the servo's start force kept by an
+    // earlier step's keepStiffFor (AccelerationStepper.stiffForceChange): energy.error
+    // −95.2 J at step 9, max |energy.error| 1022 J over the 4 s, where alone 1.4e-12 J.
+    const [H, Lb, Rb, Ib, h] = [0.59, 0.5, 0.1, 0.004, 1 / 100];
+    const rodModel = (bob: boolean, drop: number): ModelInput => {
+      const zc = Rb + drop;
+      const xc = Math.sqrt(Lb * Lb - (H - zc) ** 2);
+      return {
+        gravity: [0, 0, -g],
+        bodies: [
+          floor(0),
+          { id: "rod", mass: 2, position: [5, 0, 2], inertia: [1e-3, 0.06, 0.06] },
+          ...(bob
+            ? [
+                {
+                  id: "bob",
+                  mass: 1,
+                  inertia: [Ib, Ib, Ib],
+                  position: [xc, 0, zc],
+                  shapes: [{ type: "sphere", radius: Rb }],
+                },
+              ]
+            : []),
+        ],
+        joints: [
+          {
+            id: "pin",
+            type: "revolute",
+            a: { body: "ground", point: [5, 0, 2] },
+            b: { body: "rod" },
+            axis: [0, 0, 1],
+          },
+          ...(bob
+            ? [
+                {
+                  id: "hinge",
+                  type: "revolute",
+                  a: { body: "ground", point: [0, 0, H] },
+                  b: { body: "bob", point: [-xc, 0, H - zc] },
+                  axis: [0, 1, 0],
+                },
+              ]
+            : []),
+        ],
+        actuators: [
+          { id: "rodServo", joint: "pin", type: "position", target: 0.3, kp: 1e4, kd: 0 },
+          ...(bob
+            ? [{ id: "servo", joint: "hinge", type: "position", target: 0.1, kp: 100, kd: 0 }]
+            : []),
+        ],
+        contact: { method: "nsc", restitution: 0.5, friction: 0.3 },
+        solver: { integrator: "moreau-jean", dt: h },
+      } as ModelInput;
+    };
+    /** The rod's angle after each step, max |energy.error| (J), the last state. */
+    const runRod = (input: ModelInput) => {
+      const sim = loadModel(input);
+      const angle: number[] = [];
+      let error = 0;
+      for (let k = 0; k < 400; k++) {
+        sim.step(1);
+        const st = sim.state();
+        angle.push(st.joints[0].coordinates[0]);
+        error = Math.max(error, Math.abs(st.energy.error as number));
+      }
+      return { angle, error, state: sim.state() };
+    };
+    const alone = runRod(rodModel(false, 0));
+
+    it("the bob resting from the start: the rod's motion as alone, its balance closed as alone", () => {
+      const beside = runRod(rodModel(true, 0));
+      // the groups share nothing: the same rod motion (measured 6.7e-16 rad at most)
+      let apart = 0;
+      for (let k = 0; k < 400; k++)
+        apart = Math.max(apart, Math.abs(beside.angle[k] - alone.angle[k]));
+      expect(apart).toBeLessThan(1e-12);
+      expect(beside.state.contacts.length).toBeGreaterThan(0);
+      // (measured 1.4e-12 J alone, 1.6e-12 J beside; 1022 J before 2026-12-07)
+      expect(alone.error).toBeLessThan(1e-10);
+      expect(beside.error).toBeLessThan(1e-10);
+      // at rest on the command: the servo's equilibrium
+      for (const run of [alone, beside]) {
+        expect(run.angle[399]).toBeCloseTo(0.3, 9);
+        expect(run.state.energy.kinetic).toBeLessThan(1e-12);
+      }
+    });
+
+    it("the bob dropped 10 µm onto the floor: its landing splits the first step, the balance still closes", () => {
+      // The landing's impact splits the first step at its instant (impact-events.ts); the
+      // rod takes that split too, so its motion leaves the alone run's by the sub-steps'
+      // truncation error (2.3e-3 rad after the first step, where both are 1.1e-2 and
+      // 1.3e-2 rad off the converged motion, 0.47672 rad at 10 ms) and its phase drifts;
+      // both come to rest on the command. (measured 5.4e-10 J, the bob's landing's: the bob
+      // alone reads 2.2e-9 J of the m g 10 µm = 9.8e-5 J it drops; 1287 J before 2026-12-07)
+      const split = runRod(rodModel(true, 1e-5));
+      expect(split.error).toBeLessThan(1e-8);
+      expect(split.angle[399]).toBeCloseTo(0.3, 9);
+      expect(split.state.energy.kinetic).toBeLessThan(1e-12);
+    });
+  });
+
   for (const h of [0.005, 1 / 60])
     it(`with velocityDamping 0.1 /s the rod decays as it does alone over 30 s at h = ${h.toPrecision(3)} s, its decay counted once`, () => {
       // v ← v e^(−0.1 h) after each step: the rod's energy falls by about half in 30 s.
