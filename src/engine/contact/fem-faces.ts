@@ -85,8 +85,14 @@
  * through its contact points, material points of the shape with a radius r:
  *   box: its 8 corners (r = 0); convex hull, mesh: their vertices (r = 0); cylinder: the
  *   RIM_SAMPLES rim points of each cap (geometry/cylinder.ts, r = 0); sphere: its centre
- *   (r its radius); capsule: its segment's two ends (r its radius). Planes have none (a
- *   plane reaches a flat face's interior only past its vertices).
+ *   (r its radius); capsule: m + 1 points of its segment, m = ⌈2L/r⌉ (area.ts
+ *   capsuleSampleIntervals), at most r apart (r its radius). Its two ends alone let a
+ *   capsule lying across a coarse face sink between them, and one longer than the face
+ *   (its ends beyond the block: a 2 kg capsule, r = 0.05 m, L = 0.5 m, on a 0.6 m block)
+ *   fell through to the floor; on a face whose vertex rows are wider apart than its
+ *   diameter the rows' vertices (fem-vertices.ts, vertex–capsule) only pushed it sideways
+ *   between them. Planes have none (a plane reaches a flat face's interior only past its
+ *   vertices).
  * A point c of radius r is a vertex whose surface lies r nearer: the query above with the
  * gap g = d − r (the candidate bound −depth_B < g < margin, the ridge test on d′ − r), side
  * b the rigid body at the surface point c − r n (lever arm from its centre of mass: the
@@ -98,7 +104,9 @@
  * (T·P + k) mod 2¹⁶ (T the triangle's index over all fem bodies, P the shape's point count,
  * k the point): the shape with itself, a pair the detector never makes. Area (compliant):
  * the shape's own rule for the point (area.ts: boxVertexArea, cylinderRimArea,
- * hullVertexArea, the round area π(2 r δ − δ²) of a ball on a flat face, a mesh vertex's
+ * hullVertexArea, the round area π(2 r δ − δ²) of a ball on a flat face, capsuleSampleArea
+ * (the strip its side's chord 2√(2 r δ − δ²) sweeps over the sample's length of axis, the
+ * end discs at the ends), a mesh vertex's
  * ArtiSynth area), shared with the fem body's vertices on the same shape where there are
  * any: both sets then cover the patch between them, as two fem bodies' vertex sets do
  * (shareTwoWay, max(S, S′)/(S + S′) each; both at full area, a 2 kg box resting on a stiff
@@ -111,8 +119,8 @@
  * a two-step cycle; between vertices such a ball sinks at most ρ²/(2r) < 1/40 of an edge
  * (ρ ≤ the triangle's circumradius).
  * Known limits: an edge of the shape crossing a face with no point beyond it (a box edge
- * across a block's edge) is not seen; a cylinder's cap between its rim samples, a capsule's
- * side between its ends (lying across a face: its two ends carry it) neither.
+ * across a block's edge; a box lying on its edge across a block, its corners off the block)
+ * is not seen; a cylinder's cap between its rim samples neither.
  */
 import { type Bvh, buildBvh, FOUND, overlapping, QUERY_BOX, refitBvh } from "../geometry/bvh";
 import { ContactBuffer, contactKey } from "../geometry/contact-buffer";
@@ -130,6 +138,8 @@ import { quatToMat3Normalized } from "../math/quat";
 import type { BodySystem } from "../model/body-system";
 import {
   boxVertexArea,
+  capsuleSampleArea,
+  capsuleSampleIntervals,
   cylinderRimArea,
   hullVertexArea,
   roundContactArea,
@@ -153,7 +163,7 @@ interface FaceSet {
 }
 
 /**
- * A round point (sphere, capsule end) of radius above ROUND_EDGES times a surface's longest
+ * A round point (sphere, capsule sample) of radius above ROUND_EDGES times a surface's longest
  * edge is left to that surface's vertices (file comment, "Rigid shapes").
  */
 const ROUND_EDGES = 10;
@@ -189,11 +199,13 @@ function contactPoints(shape: Shape): { points: Float64Array; radius: number } {
   switch (shape.type) {
     case "sphere":
       return { points: new Float64Array(3), radius: shape.radius };
-    case "capsule":
-      return {
-        points: Float64Array.of(0, 0, -shape.halfLength, 0, 0, shape.halfLength),
-        radius: shape.radius,
-      };
+    case "capsule": {
+      const m = capsuleSampleIntervals(shape.radius, shape.halfLength);
+      const points = new Float64Array(3 * (m + 1));
+      for (let j = 0; j <= m; j++)
+        points[3 * j + 2] = m > 0 ? shape.halfLength * ((2 * j) / m - 1) : 0;
+      return { points, radius: shape.radius };
+    }
     case "box": {
       const [x, y, z] = shape.halfExtents;
       const points = new Float64Array(24);
@@ -655,8 +667,17 @@ export class FemFaceContacts {
     const n = buffer.normal;
     switch (shape.type) {
       case "sphere":
-      case "capsule":
         return roundContactArea(shape.radius, buffer.gap[k]);
+      case "capsule":
+        return capsuleSampleArea(
+          shape.radius,
+          shape.halfLength,
+          this.pointOf[k],
+          pose.R,
+          n,
+          3 * k,
+          buffer.gap[k],
+        );
       case "box":
         return boxVertexArea(shape.halfExtents, pose.R, n, 3 * k);
       case "cylinder":

@@ -5,12 +5,16 @@
  * cap circle π(2Rδ − δ²), the planar hull area, and the contour (hull / count) rule for
  * detected contacts of a box on a box; hull vertices: a box's eight corners give the box
  * rule, a tetrahedron's corner ArtiSynth's; the cylinder's rim samples share its cap π r²
- * (n along the axis) or its side 2π r L (n across it, L the half-length); the radius of
+ * (n along the axis) or its side 2π r L (n across it, L the half-length); a capsule's axis
+ * samples, lying on a face at depth δ, sum to its section 2L·2√(2rδ − δ²) + π(2rδ − δ²)
+ * and standing, the lower end alone, to the disc π(2rδ − δ²); the radius of
  * curvature is the sphere's or capsule's, infinite for flat shapes.
  */
 import { describe, expect, it } from "vitest";
 import {
   boxVertexArea,
+  capsuleSampleArea,
+  capsuleSampleIntervals,
   computeContactAreas,
   convexHullArea2D,
   cylinderRimArea,
@@ -195,6 +199,36 @@ describe("contact areas", () => {
       Math.PI * r * (r * c + 2 * L * s),
       14,
     );
+  });
+
+  it("capsule axis samples: lying flat they sum to the section 4L√(2rδ − δ²) + π(2rδ − δ²)", () => {
+    const r = 0.05;
+    const L = 0.525;
+    const delta = 1e-3;
+    const m = capsuleSampleIntervals(r, L);
+    // at most r apart: 2L/r = 21 up to round-off (1.05/0.05 = 21.000000000000004)
+    expect(m).toBe(21);
+    expect(capsuleSampleIntervals(r, 0)).toBe(0);
+    const a2 = 2 * r * delta - delta * delta;
+    const lying = [0, 0, 1, 1, 0, 0, 0, 1, 0]; // axis (column 2) = world x
+    let sum = 0;
+    for (let j = 0; j <= m; j++) sum += capsuleSampleArea(r, L, j, lying, [0, 0, -1], 0, -delta);
+    // the plane z = −δ below the lowest line cuts a rectangle 2L × 2a and two half discs
+    expect(sum).toBeCloseTo(2 * L * 2 * Math.sqrt(a2) + Math.PI * a2, 15);
+    // an interior sample: its ℓ = 2L/m of the strip
+    expect(capsuleSampleArea(r, L, 5, lying, [0, 0, -1], 0, -delta)).toBeCloseTo(
+      ((2 * L) / m) * 2 * Math.sqrt(a2),
+      15,
+    );
+    // standing on its lower end (axis = world z, n along it): the end's disc, no strip
+    const standing = [1, 0, 0, 0, 1, 0, 0, 0, 1];
+    expect(capsuleSampleArea(r, L, 0, standing, [0, 0, 1], 0, -delta)).toBeCloseTo(
+      Math.PI * a2,
+      15,
+    );
+    // not penetrating: none; L = 0, a sphere: the disc
+    expect(capsuleSampleArea(r, L, 3, lying, [0, 0, -1], 0, 1e-4)).toBe(0);
+    expect(capsuleSampleArea(r, 0, 0, lying, [0, 0, -1], 0, -delta)).toBeCloseTo(Math.PI * a2, 15);
   });
 
   it("surface radius: a sphere's or capsule's radius, infinite for flat shapes", () => {
