@@ -43,7 +43,8 @@
  *    effective radius, δ = −dist the penetration): exact for a sphere cutting a plane, the
  *    first-order (Hertz) circle for two spheres. Zero when not penetrating.
  *  - a capsule's axis samples on a fem body's faces (fem-faces.ts): the strip its side
- *    cuts over each sample's length of axis and the end discs (capsuleSampleArea).
+ *    cuts over each sample's length of axis and the end discs (capsuleSampleArea); a box's
+ *    edge samples there: each face's area shared among its rim's samples (boxSampleArea).
  * All areas in m². Nothing here allocates.
  */
 
@@ -185,6 +186,52 @@ export function hullVertexArea(
     const fn = hull.faceNormals;
     const c = Math.abs(fn[3 * f] * nx + fn[3 * f + 1] * ny + fn[3 * f + 2] * nz);
     a += (hull.faceAreas[f] / m) * c;
+  }
+  return a;
+}
+
+/**
+ * The intervals m_j along box axis j of a box's edge samples on fem faces (fem-faces.ts,
+ * "Rigid shapes"): ⌈h_j / h_mid⌉ (h the half extents, h_mid the middle one), so that the
+ * samples along every edge are at most the box's middle side 2 h_mid apart: a beam's long
+ * edges are sampled at its width, a cube's or a plate's (two sides alike) not at all (its
+ * corners alone; the smallest side would put thousands of samples on a thin plate's rim).
+ * Written into out[0..2].
+ */
+export function boxSampleIntervals(halfExtents: ArrayLike<number>, out: Int32Array): void {
+  const [x, y, z] = [halfExtents[0], halfExtents[1], halfExtents[2]];
+  const middle = x + y + z - Math.max(x, y, z) - Math.min(x, y, z);
+  // less a part in 10¹²: a whole ratio up to round-off takes that many intervals
+  for (let j = 0; j < 3; j++) out[j] = Math.ceil((halfExtents[j] / middle) * (1 - 1e-12));
+}
+
+/**
+ * The area of a box's edge sample at local point[po..po+2] (a corner or a point of an edge;
+ * m = boxSampleIntervals): each face j it lies on (|p_j| = h_j), of area 4 h_k h_l, shared
+ * among the 2(m_k + m_l) samples of its rim and projected on the plane ⊥ n:
+ *   Σ_j [|p_j| = h_j] 4 h_k h_l / (2(m_k + m_l)) |b_j·n|,
+ * R the box's row-major world rotation (column j = axis b_j), n = normal[no..no+2] unit. A
+ * cube (m = 1) gets boxVertexArea at each corner; a face lying on a face gets its area
+ * exactly over its rim's samples.
+ */
+export function boxSampleArea(
+  halfExtents: ArrayLike<number>,
+  m: Int32Array,
+  point: ArrayLike<number>,
+  po: number,
+  R: ArrayLike<number>,
+  normal: ArrayLike<number>,
+  no = 0,
+): number {
+  let a = 0;
+  for (let j = 0; j < 3; j++) {
+    const h = halfExtents[j];
+    // on face ±j: the samples are set at exactly ±h_j there (fem-faces.ts contactPoints)
+    if (Math.abs(point[po + j]) !== h) continue;
+    const k = (j + 1) % 3;
+    const l = (j + 2) % 3;
+    const bn = R[j] * normal[no] + R[3 + j] * normal[no + 1] + R[6 + j] * normal[no + 2];
+    a += ((4 * halfExtents[k] * halfExtents[l]) / (2 * (m[k] + m[l]))) * Math.abs(bn);
   }
   return a;
 }

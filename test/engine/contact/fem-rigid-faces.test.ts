@@ -47,6 +47,9 @@
  *    k δ Σ ℓ 2√(2rδ − δ²) = m g; nsc: none), Σ F_n n_z = m g to 1e-6; rolled across the face
  *    its energy stays within 1e-3 of its kinetic energy above E₀ and it keeps its speed; on
  *    the soft ringing block (1 × 1 and 4 × 4 cells) it stays up over 4 s, weighing m g.
+ *  - A 1.1 m box (0.1 m square) lying across that stiff block, its corners off it: its edge
+ *    samples carry it at the law's depth (per contact m g/(N k), per unit area m g/(k N A),
+ *    A its bottom face over its rim's samples; nsc: none), Σ F_n n_z = m g to 1e-6.
  *  - Momentum: without gravity, a box at 1 m/s strikes the free block's face: Σ m v over the
  *    box and the block's nodes stays what it was to round-off (each contact's force on the
  *    box is balanced by −w_i F on the three nodes, Σ w_i = 1), and the box is stopped by the
@@ -398,8 +401,8 @@ describe("a rigid point's contact on a face (the detection's numbers)", () => {
  * its two ends alone met the faces and it fell through onto the floor. Returns its bottom's
  * depth below the top face (the mean of the four top nodes) and Σ F_n n_z on it after 2 s.
  */
-function capsuleOnStiffBlock(contact: Record<string, unknown>) {
-  const sim = capsuleScene(contact, 0.01, 1e-3);
+function capsuleOnStiffBlock(contact: Record<string, unknown>, shape?: Record<string, unknown>) {
+  const sim = capsuleScene(contact, 0.01, 1e-3, undefined, undefined, 0, shape);
   sim.step(200);
   const sys = sim.system;
   const b = sys.index.get("shape") as number;
@@ -425,6 +428,7 @@ function capsuleScene(
   velocity = [0, 0, 0],
   spin = [0, 0, 0],
   y = 0,
+  shape: Record<string, unknown> = { type: "capsule", radius: HALF, halfLength: 0.525 },
 ) {
   const s = Math.SQRT1_2;
   return loadModel({
@@ -439,7 +443,7 @@ function capsuleScene(
         orientation: [s, 0, s, 0],
         velocity,
         angularVelocity: spin,
-        shapes: [{ type: "capsule", radius: HALF, halfLength: 0.525 }],
+        shapes: [shape],
       },
     ],
     fem: [
@@ -615,4 +619,53 @@ describe("a long capsule on a soft fem block, its ends beyond the block (ringing
         expect(Math.abs(MASS * dv)).toBeLessThan(5e-3 * MASS * G * T);
         expect(Math.abs(sim.system.pos[3 * b + 1] - 0.02), "sideways drift (m)").toBeLessThan(0.05);
       });
+});
+
+describe("a long box lying across a coarse fem face, its corners off the face", () => {
+  // 2 kg, half extents 0.05, 0.05, 0.55 m (the last along x) on capsuleOnStiffBlock's stiff block: its
+  // edges sampled at most its middle side 0.1 m apart (fem-faces.ts, "Rigid shapes":
+  // ⌈0.55/0.05⌉ = 11 intervals along it, ℓ = 0.1 m), at x = 0.1 j − 0.55: N = 12 samples over
+  // the face, 6 on each long bottom edge (x = ±0.05, ±0.15, ±0.25, symmetric about its
+  // centre). Before, only its 8 corners met the faces, all off the block: it fell through to
+  // the floor (with 0.5 m, z = 0.0499)
+  const N = 12;
+  // long along its local z, which the scene turns onto world x
+  const box = { type: "box", halfExtents: [HALF, HALF, 0.55] };
+
+  it("smc, a law per contact: rests at m g/(N k) with the forces summing to m g", () => {
+    const k = 1e5;
+    const { depth, force } = capsuleOnStiffBlock(
+      { method: "smc", behavior: { type: "linear", stiffness: k, stepDamping: 0.5 } },
+      box,
+    );
+    expect(Math.abs(force / (MASS * G) - 1), `force ${force} N`).toBeLessThan(1e-6);
+    const expected = (MASS * G) / (N * k);
+    expect(Math.abs(depth / expected - 1), `depth ${depth} m`).toBeLessThan(5e-4);
+  });
+
+  it("smc, a law per unit area: rests at m g/(k N A), A the bottom face over its 24 rim samples", () => {
+    const k = 1e8;
+    const { depth, force } = capsuleOnStiffBlock(
+      {
+        method: "smc",
+        behavior: { type: "linear", stiffness: k, perUnitArea: true, stepDamping: 0.5 },
+      },
+      box,
+    );
+    expect(Math.abs(force / (MASS * G) - 1), `force ${force} N`).toBeLessThan(1e-6);
+    // the bottom face, 1.1 × 0.1 m, shared among the 2 (1 + 11) samples of its rim; the side
+    // faces are edge-on to the normal
+    const A = (1.1 * 0.1) / 24;
+    const expected = (MASS * G) / (k * N * A);
+    expect(Math.abs(depth / expected - 1), `depth ${depth} m`).toBeLessThan(5e-4);
+  });
+
+  it("nsc moreau-jean: rests on the face (depth within the projection's tolerance), forces m g", () => {
+    const { depth, force, sim } = capsuleOnStiffBlock({ method: "nsc", restitution: 0 }, box);
+    expect(Math.abs(force / (MASS * G) - 1), `force ${force} N`).toBeLessThan(1e-6);
+    // 2e-3 ℓ, ℓ = 0.05 m its smallest half extent
+    expect(Math.abs(depth), `depth ${depth} m`).toBeLessThan(1e-4);
+    const samples = sim.state().contacts.filter((c) => c.bodies.includes("shape")).length;
+    expect(samples).toBe(N);
+  });
 });
