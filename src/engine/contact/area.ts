@@ -42,6 +42,9 @@
  *    which the two surfaces overlap, π a² with a² = 2 R δ − δ² (R = 1/(1/r₀ + 1/r₁) the
  *    effective radius, δ = −dist the penetration): exact for a sphere cutting a plane, the
  *    first-order (Hertz) circle for two spheres. Zero when not penetrating.
+ *  - a capsule's axis samples on a fem body's faces (fem-faces.ts): the strip its side
+ *    cuts over each sample's length of axis and the end discs (capsuleSampleArea); a box's
+ *    edge samples there: each face's area shared among its rim's samples (boxSampleArea).
  * All areas in m². Nothing here allocates.
  */
 
@@ -185,6 +188,102 @@ export function hullVertexArea(
     a += (hull.faceAreas[f] / m) * c;
   }
   return a;
+}
+
+/**
+ * The intervals m_j along box axis j of a box's edge samples on fem faces (fem-faces.ts,
+ * "Rigid shapes"): ⌈h_j / h_mid⌉ (h the half extents, h_mid the middle one), so that the
+ * samples along every edge are at most the box's middle side 2 h_mid apart: a beam's long
+ * edges are sampled at its width, a cube's or a plate's (two sides alike) not at all (its
+ * corners alone; the smallest side would put thousands of samples on a thin plate's rim).
+ * Written into out[0..2].
+ */
+export function boxSampleIntervals(halfExtents: ArrayLike<number>, out: Int32Array): void {
+  const [x, y, z] = [halfExtents[0], halfExtents[1], halfExtents[2]];
+  const middle = x + y + z - Math.max(x, y, z) - Math.min(x, y, z);
+  // less a part in 10¹²: a whole ratio up to round-off takes that many intervals
+  for (let j = 0; j < 3; j++) out[j] = Math.ceil((halfExtents[j] / middle) * (1 - 1e-12));
+}
+
+/**
+ * The area of a box's edge sample at local point[po..po+2] (a corner or a point of an edge;
+ * m = boxSampleIntervals): each face j it lies on (|p_j| = h_j), of area 4 h_k h_l, shared
+ * among the 2(m_k + m_l) samples of its rim and projected on the plane ⊥ n:
+ *   Σ_j [|p_j| = h_j] 4 h_k h_l / (2(m_k + m_l)) |b_j·n|,
+ * R the box's row-major world rotation (column j = axis b_j), n = normal[no..no+2] unit. A
+ * cube (m = 1) gets boxVertexArea at each corner; a face lying on a face gets its area
+ * exactly over its rim's samples.
+ */
+export function boxSampleArea(
+  halfExtents: ArrayLike<number>,
+  m: Int32Array,
+  point: ArrayLike<number>,
+  po: number,
+  R: ArrayLike<number>,
+  normal: ArrayLike<number>,
+  no = 0,
+): number {
+  let a = 0;
+  for (let j = 0; j < 3; j++) {
+    const h = halfExtents[j];
+    // on face ±j: the samples are set at exactly ±h_j there (fem-faces.ts contactPoints)
+    if (Math.abs(point[po + j]) !== h) continue;
+    const k = (j + 1) % 3;
+    const l = (j + 2) % 3;
+    const bn = R[j] * normal[no] + R[3 + j] * normal[no + 1] + R[6 + j] * normal[no + 2];
+    a += ((4 * halfExtents[k] * halfExtents[l]) / (2 * (m[k] + m[l]))) * Math.abs(bn);
+  }
+  return a;
+}
+
+/**
+ * The intervals m of a capsule's axis samples on fem faces (fem-faces.ts, "Rigid shapes"):
+ * the m + 1 points z_j = −L + 2 L j/m of the segment, at most the radius r apart (m = 0, the
+ * centre alone, for L = 0).
+ */
+export function capsuleSampleIntervals(radius: number, halfLength: number): number {
+  // less a part in 10¹²: 2L/r a whole number up to round-off (1.05/0.05 = 21.000000000000004)
+  // takes that many intervals, not one more
+  return halfLength > 0 ? Math.ceil(((2 * halfLength) / radius) * (1 - 1e-12)) : 0;
+}
+
+/**
+ * The area of axis sample j of m (capsuleSampleIntervals) of a capsule of radius r and
+ * half-length L at penetration δ = −dist into a flat face of unit normal n =
+ * normal[no..no+2], c = |z·n| (z the axis: R's column 2, R row-major):
+ *   ℓ_j √(1 − c²) 2√(2 r δ − δ²)  +  [j an end] ½(1 + c) π (2 r δ − δ²),
+ * ℓ_j = 2L/m (half that at the two ends) the length of axis the sample stands for. The
+ * side lying on the face (c = 0) cuts it in a strip: the cross-section ⊥ the axis, a circle
+ * of radius r whose lowest point is δ under the face, meets it in a chord of half-width
+ * √(r² − (r − δ)²) = √(2 r δ − δ²); along the axis the strip's length projects on the face
+ * with √(1 − c²). The two hemispherical ends cut it in two half discs of radius
+ * √(2 r δ − δ²) (½ each lying flat), one whole disc standing (c = 1, the lower end alone
+ * in contact). Lying flat at one depth the samples sum to the capsule's exact section,
+ *   2 L · 2√(2 r δ − δ²) + π (2 r δ − δ²);
+ * a sample that does not penetrate has none. For m = 0 (a sphere): the disc.
+ */
+export function capsuleSampleArea(
+  radius: number,
+  halfLength: number,
+  j: number,
+  R: ArrayLike<number>,
+  normal: ArrayLike<number>,
+  no: number,
+  dist: number,
+): number {
+  const d = -dist;
+  if (!(d > 0)) return 0;
+  const a2 = Math.max(0, 2 * radius * d - d * d);
+  const m = capsuleSampleIntervals(radius, halfLength);
+  if (m === 0) return Math.PI * a2;
+  const c = Math.min(
+    1,
+    Math.abs(R[2] * normal[no] + R[5] * normal[no + 1] + R[8] * normal[no + 2]),
+  );
+  const end = j === 0 || j === m;
+  const length = ((end ? 1 : 2) * halfLength) / m;
+  const strip = length * Math.sqrt(1 - c * c) * 2 * Math.sqrt(a2);
+  return end ? strip + 0.5 * (1 + c) * Math.PI * a2 : strip;
 }
 
 /** π a² with a² = max(0, 2 R δ − δ²), δ = −dist; R may be Infinity only with δ = 0. */

@@ -83,10 +83,20 @@
  * middle of a coarse block's face, or a ball smaller than the mesh spacing, went through
  * the face. Each bounded shape of a rigid or fixed body therefore also meets the faces
  * through its contact points, material points of the shape with a radius r:
- *   box: its 8 corners (r = 0); convex hull, mesh: their vertices (r = 0); cylinder: the
+ *   box: its 8 corners and points of its 12 edges, at most its middle side 2 h_mid apart
+ *   (⌈h_j/h_mid⌉ intervals along axis j, area.ts boxSampleIntervals; a cube or a plate: its
+ *   corners alone), r = 0: a 1.1 m beam of 0.1 m lying across a 0.6 m block, every corner off the
+ *   block, fell through to the floor on its corners; convex hull, mesh: their vertices
+ *   (r = 0); cylinder: the
  *   RIM_SAMPLES rim points of each cap (geometry/cylinder.ts, r = 0); sphere: its centre
- *   (r its radius); capsule: its segment's two ends (r its radius). Planes have none (a
- *   plane reaches a flat face's interior only past its vertices).
+ *   (r its radius); capsule: m + 1 points of its segment, m = ⌈2L/r⌉ (area.ts
+ *   capsuleSampleIntervals), at most r apart (r its radius). Its two ends alone let a
+ *   capsule lying across a coarse face sink between them, and one longer than the face
+ *   (its ends beyond the block: a 2 kg capsule, r = 0.05 m, L = 0.5 m, on a 0.6 m block)
+ *   fell through to the floor; on a face whose vertex rows are wider apart than its
+ *   diameter the rows' vertices (fem-vertices.ts, vertex–capsule) only pushed it sideways
+ *   between them. Planes have none (a plane reaches a flat face's interior only past its
+ *   vertices).
  * A point c of radius r is a vertex whose surface lies r nearer: the query above with the
  * gap g = d − r (the candidate bound −depth_B < g < margin, the ridge test on d′ − r), side
  * b the rigid body at the surface point c − r n (lever arm from its centre of mass: the
@@ -97,8 +107,11 @@
  * held for the step). Key: contactKey(s, s, feature) for shape s with the feature
  * (T·P + k) mod 2¹⁶ (T the triangle's index over all fem bodies, P the shape's point count,
  * k the point): the shape with itself, a pair the detector never makes. Area (compliant):
- * the shape's own rule for the point (area.ts: boxVertexArea, cylinderRimArea,
- * hullVertexArea, the round area π(2 r δ − δ²) of a ball on a flat face, a mesh vertex's
+ * the shape's own rule for the point (area.ts: boxSampleArea, each face's area shared among
+ * its rim's samples, boxVertexArea for a cube's corners; cylinderRimArea,
+ * hullVertexArea, the round area π(2 r δ − δ²) of a ball on a flat face, capsuleSampleArea
+ * (the strip its side's chord 2√(2 r δ − δ²) sweeps over the sample's length of axis, the
+ * end discs at the ends), a mesh vertex's
  * ArtiSynth area), shared with the fem body's vertices on the same shape where there are
  * any: both sets then cover the patch between them, as two fem bodies' vertex sets do
  * (shareTwoWay, max(S, S′)/(S + S′) each; both at full area, a 2 kg box resting on a stiff
@@ -110,9 +123,9 @@
  * edges (a 20 m ball under a 0.2 m block) the held normal made the face's nodes chatter in
  * a two-step cycle; between vertices such a ball sinks at most ρ²/(2r) < 1/40 of an edge
  * (ρ ≤ the triangle's circumradius).
- * Known limits: an edge of the shape crossing a face with no point beyond it (a box edge
- * across a block's edge) is not seen; a cylinder's cap between its rim samples, a capsule's
- * side between its ends (lying across a face: its two ends carry it) neither.
+ * Known limits: an edge of the shape crossing a face's edge (a ridge) with no sample beyond
+ * it is not seen (edge–edge contact: a box edge across a block's edge), nor a box face's
+ * interior or a cylinder's cap between their rim samples.
  */
 import { type Bvh, buildBvh, FOUND, overlapping, QUERY_BOX, refitBvh } from "../geometry/bvh";
 import { ContactBuffer, contactKey } from "../geometry/contact-buffer";
@@ -129,7 +142,10 @@ import { extend } from "../math/grow";
 import { quatToMat3Normalized } from "../math/quat";
 import type { BodySystem } from "../model/body-system";
 import {
-  boxVertexArea,
+  boxSampleArea,
+  boxSampleIntervals,
+  capsuleSampleArea,
+  capsuleSampleIntervals,
   cylinderRimArea,
   hullVertexArea,
   roundContactArea,
@@ -153,7 +169,7 @@ interface FaceSet {
 }
 
 /**
- * A round point (sphere, capsule end) of radius above ROUND_EDGES times a surface's longest
+ * A round point (sphere, capsule sample) of radius above ROUND_EDGES times a surface's longest
  * edge is left to that surface's vertices (file comment, "Rigid shapes").
  */
 const ROUND_EDGES = 10;
@@ -179,6 +195,8 @@ interface RigidPoints {
   box: Float64Array;
   /** The largest distance of a point from the shape frame's origin, plus the radius (m). */
   reach: number;
+  /** A box's edge sample intervals per axis (boxSampleIntervals; unused otherwise). */
+  intervals: Int32Array;
 }
 
 /**
@@ -189,19 +207,29 @@ function contactPoints(shape: Shape): { points: Float64Array; radius: number } {
   switch (shape.type) {
     case "sphere":
       return { points: new Float64Array(3), radius: shape.radius };
-    case "capsule":
-      return {
-        points: Float64Array.of(0, 0, -shape.halfLength, 0, 0, shape.halfLength),
-        radius: shape.radius,
-      };
+    case "capsule": {
+      const m = capsuleSampleIntervals(shape.radius, shape.halfLength);
+      const points = new Float64Array(3 * (m + 1));
+      for (let j = 0; j <= m; j++)
+        points[3 * j + 2] = m > 0 ? shape.halfLength * ((2 * j) / m - 1) : 0;
+      return { points, radius: shape.radius };
+    }
     case "box": {
-      const [x, y, z] = shape.halfExtents;
-      const points = new Float64Array(24);
-      for (let k = 0; k < 8; k++) {
-        points[3 * k] = k & 1 ? x : -x;
-        points[3 * k + 1] = k & 2 ? y : -y;
-        points[3 * k + 2] = k & 4 ? z : -z;
-      }
+      // the 8 corners, then the inner samples of the 12 edges (boxSampleIntervals)
+      const h = shape.halfExtents;
+      const m = new Int32Array(3);
+      boxSampleIntervals(h, m);
+      const points = new Float64Array(3 * (8 + 4 * (m[0] + m[1] + m[2] - 3)));
+      for (let k = 0; k < 8; k++)
+        for (let c = 0; c < 3; c++) points[3 * k + c] = k & (1 << c) ? h[c] : -h[c];
+      let o = 24;
+      for (let a = 0; a < 3; a++)
+        for (let e = 0; e < 4; e++)
+          for (let j = 1; j < m[a]; j++, o += 3) {
+            points[o + a] = h[a] * ((2 * j) / m[a] - 1);
+            points[o + ((a + 1) % 3)] = e & 1 ? h[(a + 1) % 3] : -h[(a + 1) % 3];
+            points[o + ((a + 2) % 3)] = e & 2 ? h[(a + 2) % 3] : -h[(a + 2) % 3];
+          }
       return { points, radius: 0 };
     }
     case "cylinder": {
@@ -324,7 +352,10 @@ export class FemFaceContacts {
         world: new Float64Array(points.length),
         box: new Float64Array(6),
         reach: radius + farthest(points),
+        intervals: new Int32Array(3),
       });
+      if (inst.shape.type === "box")
+        boxSampleIntervals(inst.shape.halfExtents, this.rigid[this.rigid.length - 1].intervals);
       if (inst.shape.type === "mesh") {
         const start = inst.shape.mesh.vertexTriStart;
         for (let v = 0; v + 1 < start.length; v++)
@@ -655,10 +686,27 @@ export class FemFaceContacts {
     const n = buffer.normal;
     switch (shape.type) {
       case "sphere":
-      case "capsule":
         return roundContactArea(shape.radius, buffer.gap[k]);
+      case "capsule":
+        return capsuleSampleArea(
+          shape.radius,
+          shape.halfLength,
+          this.pointOf[k],
+          pose.R,
+          n,
+          3 * k,
+          buffer.gap[k],
+        );
       case "box":
-        return boxVertexArea(shape.halfExtents, pose.R, n, 3 * k);
+        return boxSampleArea(
+          shape.halfExtents,
+          g.intervals,
+          g.local,
+          3 * this.pointOf[k],
+          pose.R,
+          n,
+          3 * k,
+        );
       case "cylinder":
         return cylinderRimArea(shape.radius, shape.halfLength, pose.R, n, 3 * k);
       case "convex":

@@ -5,12 +5,19 @@
  * cap circle π(2Rδ − δ²), the planar hull area, and the contour (hull / count) rule for
  * detected contacts of a box on a box; hull vertices: a box's eight corners give the box
  * rule, a tetrahedron's corner ArtiSynth's; the cylinder's rim samples share its cap π r²
- * (n along the axis) or its side 2π r L (n across it, L the half-length); the radius of
+ * (n along the axis) or its side 2π r L (n across it, L the half-length); a capsule's axis
+ * samples, lying on a face at depth δ, sum to its section 2L·2√(2rδ − δ²) + π(2rδ − δ²)
+ * and standing, the lower end alone, to the disc π(2rδ − δ²); a box's edge samples: a
+ * cube's corners get the box rule, a long box's bottom rim shares its face exactly; the radius of
  * curvature is the sphere's or capsule's, infinite for flat shapes.
  */
 import { describe, expect, it } from "vitest";
 import {
+  boxSampleArea,
+  boxSampleIntervals,
   boxVertexArea,
+  capsuleSampleArea,
+  capsuleSampleIntervals,
   computeContactAreas,
   convexHullArea2D,
   cylinderRimArea,
@@ -194,6 +201,78 @@ describe("contact areas", () => {
     expect(RIM_SAMPLES * cylinderRimArea(r, L, R, [0, 9, c, s, 0], 2)).toBeCloseTo(
       Math.PI * r * (r * c + 2 * L * s),
       14,
+    );
+  });
+
+  it("capsule axis samples: lying flat they sum to the section 4L√(2rδ − δ²) + π(2rδ − δ²)", () => {
+    const r = 0.05;
+    const L = 0.525;
+    const delta = 1e-3;
+    const m = capsuleSampleIntervals(r, L);
+    // at most r apart: 2L/r = 21 up to round-off (1.05/0.05 = 21.000000000000004)
+    expect(m).toBe(21);
+    expect(capsuleSampleIntervals(r, 0)).toBe(0);
+    const a2 = 2 * r * delta - delta * delta;
+    const lying = [0, 0, 1, 1, 0, 0, 0, 1, 0]; // axis (column 2) = world x
+    let sum = 0;
+    for (let j = 0; j <= m; j++) sum += capsuleSampleArea(r, L, j, lying, [0, 0, -1], 0, -delta);
+    // the plane z = −δ below the lowest line cuts a rectangle 2L × 2a and two half discs
+    expect(sum).toBeCloseTo(2 * L * 2 * Math.sqrt(a2) + Math.PI * a2, 15);
+    // an interior sample: its ℓ = 2L/m of the strip
+    expect(capsuleSampleArea(r, L, 5, lying, [0, 0, -1], 0, -delta)).toBeCloseTo(
+      ((2 * L) / m) * 2 * Math.sqrt(a2),
+      15,
+    );
+    // standing on its lower end (axis = world z, n along it): the end's disc, no strip
+    const standing = [1, 0, 0, 0, 1, 0, 0, 0, 1];
+    expect(capsuleSampleArea(r, L, 0, standing, [0, 0, 1], 0, -delta)).toBeCloseTo(
+      Math.PI * a2,
+      15,
+    );
+    // not penetrating: none; L = 0, a sphere: the disc
+    expect(capsuleSampleArea(r, L, 3, lying, [0, 0, -1], 0, 1e-4)).toBe(0);
+    expect(capsuleSampleArea(r, 0, 0, lying, [0, 0, -1], 0, -delta)).toBeCloseTo(Math.PI * a2, 15);
+  });
+
+  it("box edge samples: a cube's corners take the box rule, a beam's rim shares its face", () => {
+    // intervals ⌈h_j/h_mid⌉, h_mid the middle half extent
+    const m = new Int32Array(3);
+    const cube = [0.05, 0.05, 0.05];
+    boxSampleIntervals(cube, m);
+    expect(Array.from(m)).toEqual([1, 1, 1]);
+    const rng = mulberry32(3);
+    const q = [rng() - 0.5, rng() - 0.5, rng() - 0.5, rng() - 0.5];
+    const l = Math.hypot(...q);
+    const R = rotationMatrix(q.map((v) => v / l) as [number, number, number, number]).flat();
+    const n = [0.36, 0.48, 0.8];
+    expect(boxSampleArea(cube, m, [0.05, -0.05, 0.05], 0, R, n)).toBeCloseTo(
+      boxVertexArea(cube, R, n),
+      15,
+    );
+    // half extents 0.05, 0.05, 0.55: 11 intervals along z, 0.1 m apart
+    const beam = [0.05, 0.05, 0.55];
+    boxSampleIntervals(beam, m);
+    expect(Array.from(m)).toEqual([1, 1, 11]);
+    // a plate: its corners alone (the middle side, not the 2 mm one, sets the spacing)
+    const plate = new Int32Array(3);
+    boxSampleIntervals([0.5, 0.4, 0.001], plate);
+    expect(Array.from(plate)).toEqual([2, 1, 1]);
+    // lying on its −x face (n = −x, the box unrotated): the 24 samples of that face's rim
+    // (x = −h_x, y = ±h_y, z = 0.1 j − 0.55) share its 0.1 × 1.1 m²
+    const I = [1, 0, 0, 0, 1, 0, 0, 0, 1];
+    let sum = 0;
+    let count = 0;
+    for (const y of [-0.05, 0.05])
+      for (let j = 0; j <= 11; j++) {
+        sum += boxSampleArea(beam, m, [-0.05, y, 0.1 * j - 0.55], 0, I, [-1, 0, 0]);
+        count++;
+      }
+    expect(count).toBe(24);
+    expect(sum).toBeCloseTo(0.1 * 1.1, 15);
+    // an end's corner: its x face's share and its end face's (edge-on to n: none)
+    expect(boxSampleArea(beam, m, [-0.05, 0.05, 0.55], 0, I, [-1, 0, 0])).toBeCloseTo(
+      0.11 / 24,
+      15,
     );
   });
 

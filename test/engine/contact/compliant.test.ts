@@ -292,9 +292,10 @@ describe("a rigid shape's point on a fem face: compliant Jacobians against diffe
     ] as const)
       it(`${shape}, ${name}: exact against differences`, () => {
         const { sys, e, faces } = onFace(shape, mu);
-        // the shape's points on the top face (8 corners, or the ball's centre), one pushing
+        // the shape's points on the top face (8 corners and the midpoints of its 4 edges
+        // along x, ⌈0.05/0.04⌉ = 2 intervals; or the ball's centre), one pushing
         const b = faces.buffer;
-        expect(b.count).toBe(shape === "box" ? 8 : 1);
+        expect(b.count).toBe(shape === "box" ? 12 : 1);
         for (let k = 0; k < b.count; k++) expect(b.normal[3 * k + 2]).toBeGreaterThan(0.99);
         generalizedForce(sys, e);
         const inner = e as unknown as { fn: Float64Array; slip: Uint8Array };

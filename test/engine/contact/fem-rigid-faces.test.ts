@@ -41,6 +41,15 @@
  *  - Detection: a ball over a tetrahedron's tilted top face: gap n·(c − x₀) − r with the
  *    test's own plane, the normal, the point midway between c − r n and c − d n, the weights
  *    rebuilding c − d n, the key the shape's with itself.
+ *  - A capsule lying across a face, its ends beyond it (its axis samples, at most r apart,
+ *    carry it; before, its two ends alone met the faces and it fell to the floor): at rest on
+ *    a stiff block at the depth of the law (per contact m g/(N k); per unit area
+ *    k δ Σ ℓ 2√(2rδ − δ²) = m g; nsc: none), Σ F_n n_z = m g to 1e-6; rolled across the face
+ *    its energy stays within 1e-3 of its kinetic energy above E₀ and it keeps its speed; on
+ *    the soft ringing block (1 × 1 and 4 × 4 cells) it stays up over 4 s, weighing m g.
+ *  - A 1.1 m box (0.1 m square) lying across that stiff block, its corners off it: its edge
+ *    samples carry it at the law's depth (per contact m g/(N k), per unit area m g/(k N A),
+ *    A its bottom face over its rim's samples; nsc: none), Σ F_n n_z = m g to 1e-6.
  *  - Momentum: without gravity, a box at 1 m/s strikes the free block's face: Σ m v over the
  *    box and the block's nodes stays what it was to round-off (each contact's force on the
  *    box is balanced by −w_i F on the three nodes, Σ w_i = 1), and the box is stopped by the
@@ -379,5 +388,284 @@ describe("a rigid point's contact on a face (the detection's numbers)", () => {
     for (let j = 0; j < 3; j++) expect(q[j]).toBeCloseTo(c[j] - d * n[j], 14);
     // its key is the shape with itself, a pair the detector never makes
     expect(b.key[0]).toBe(contactKey(0, 0, b.feature[0]));
+  });
+});
+
+/**
+ * A 2 kg capsule (r = 0.05 m, L = 0.525 m) lying along x across a stiff fem block
+ * (0.6 × 0.6 × 0.2 m, one cell, bottom fixed, E = 1e10 Pa: its top corners move 1e-8 m
+ * under the capsule; Rayleigh r_K = 1e-3 s so that it comes to rest), both its ends beyond
+ * the block's top face: its axis samples (fem-faces.ts, "Rigid shapes": m = ⌈2L/r⌉ = 21
+ * intervals, ℓ = 2L/m = 0.05 m apart) at ℓ j − L carry it, the N = 12 of them over the face
+ * (from −0.275 to 0.275 m, symmetric about its centre, none within r of the rim). Before,
+ * its two ends alone met the faces and it fell through onto the floor. Returns its bottom's
+ * depth below the top face (the mean of the four top nodes) and Σ F_n n_z on it after 2 s.
+ */
+function capsuleOnStiffBlock(contact: Record<string, unknown>, shape?: Record<string, unknown>) {
+  const sim = capsuleScene(contact, 0.01, 1e-3, undefined, undefined, 0, shape);
+  sim.step(200);
+  const sys = sim.system;
+  const b = sys.index.get("shape") as number;
+  return { depth: topFace(sim) - (sys.pos[3 * b + 2] - HALF), force: upwardForce(sim), sim };
+}
+
+/** The block's top face's height: the mean of its four top nodes (m). */
+function topFace(sim: Sim): number {
+  let top = 0;
+  for (const n of nodes(sim))
+    if (sim.system.pos[3 * n + 2] > 0.1) top += sim.system.pos[3 * n + 2] / 4;
+  return top;
+}
+
+/**
+ * capsuleOnStiffBlock's scene, the capsule at rest (or moving at `velocity` with angular
+ * velocity `spin`, world), step dt, the block's Rayleigh r_K.
+ */
+function capsuleScene(
+  contact: Record<string, unknown>,
+  dt: number,
+  rayleighStiffness: number,
+  velocity = [0, 0, 0],
+  spin = [0, 0, 0],
+  y = 0,
+  shape: Record<string, unknown> = { type: "capsule", radius: HALF, halfLength: 0.525 },
+) {
+  const s = Math.SQRT1_2;
+  return loadModel({
+    gravity: [0, 0, -G],
+    bodies: [
+      { id: "floor", fixed: true, shapes: [{ type: "plane" }] },
+      {
+        id: "shape",
+        mass: MASS,
+        position: [0, y, TOP + HALF],
+        // local z (the axis) onto world x
+        orientation: [s, 0, s, 0],
+        velocity,
+        angularVelocity: spin,
+        shapes: [shape],
+      },
+    ],
+    fem: [
+      {
+        id: "blk",
+        box: { size: [0.6, 0.6, 0.2], resolution: [1, 1, 1], center: [0, 0, 0.1] },
+        fixedFaces: ["-z"],
+        density: 500,
+        youngModulus: 1e10,
+        poissonRatio: 0.3,
+        material: "stvk",
+      },
+    ],
+    contact,
+    solver: {
+      integrator: contact.method === "nsc" ? "moreau-jean" : "backward-euler",
+      dt,
+      rayleighStiffness,
+    },
+  } as ModelInput);
+}
+
+describe("a long capsule lying across a coarse fem face, its ends off the face", () => {
+  const N = 12;
+  const spacing = 0.05;
+
+  it("smc, a law per contact: rests at m g/(N k) with the forces summing to m g", () => {
+    const k = 1e5;
+    const { depth, force } = capsuleOnStiffBlock({
+      method: "smc",
+      behavior: { type: "linear", stiffness: k, stepDamping: 0.5 },
+    });
+    expect(Math.abs(force / (MASS * G) - 1), `force ${force} N`).toBeLessThan(1e-6);
+    // N equal springs in parallel: N k δ = m g
+    const expected = (MASS * G) / (N * k);
+    expect(Math.abs(depth / expected - 1), `depth ${depth} m`).toBeLessThan(5e-4);
+  });
+
+  it("smc, a law per unit area: rests where k δ Σ A = m g, A a strip ℓ · 2√(2rδ − δ²) each", () => {
+    const k = 1e8;
+    const { depth, force } = capsuleOnStiffBlock({
+      method: "smc",
+      behavior: { type: "linear", stiffness: k, perUnitArea: true, stepDamping: 0.5 },
+    });
+    expect(Math.abs(force / (MASS * G) - 1), `force ${force} N`).toBeLessThan(1e-6);
+    // the side's cross-section, a circle of radius r whose lowest point is δ under the face,
+    // cuts it in a chord of half-width √(r² − (r − δ)²): each sample's strip is that chord
+    // times its ℓ of axis; N of them at one depth carry m g (bisection on the monotone
+    // N k δ ℓ 2√(2rδ − δ²))
+    const load = (d: number) => N * k * d * spacing * 2 * Math.sqrt(2 * HALF * d - d * d);
+    let lo = 0;
+    let hi = 1e-3;
+    for (let i = 0; i < 200; i++) {
+      const mid = 0.5 * (lo + hi);
+      if (load(mid) < MASS * G) lo = mid;
+      else hi = mid;
+    }
+    expect(Math.abs(depth / lo - 1), `depth ${depth} m, closed form ${lo}`).toBeLessThan(5e-4);
+  });
+
+  it("nsc moreau-jean: rests on the face (depth within the projection's tolerance), forces m g", () => {
+    const { depth, force, sim } = capsuleOnStiffBlock({ method: "nsc", restitution: 0 });
+    expect(Math.abs(force / (MASS * G) - 1), `force ${force} N`).toBeLessThan(1e-6);
+    // the hard contact's law: no penetration, up to the projection tolerance 2e-3 ℓ
+    // (ℓ = 0.1 m, the capsule's diameter, the smallest colliding shape)
+    expect(Math.abs(depth), `depth ${depth} m`).toBeLessThan(2e-4);
+    const samples = sim.state().contacts.filter((c) => c.bodies.includes("shape")).length;
+    expect(samples).toBe(N);
+  });
+});
+
+describe("a long capsule rolling across a coarse fem face (the block undamped)", () => {
+  // from y = −0.2 to 0.2 m at v = 0.1 m/s over 4 s, its axis along x: its 12 samples over the
+  // face move across the face's diagonal and change triangle one after another
+  const v = 0.1;
+  for (const [method, contact] of [
+    // rolling: friction holds its contact line, ω = −v/r about x (v + ω × (−r z) = 0)
+    ["nsc moreau-jean, μ = 0.5", { method: "nsc", restitution: 0, friction: 0.5 }],
+    // frictionless, sliding as it spins: smc's friction takes a step to grip (a ball
+    // started rolling gains 1.9e-3 J at step 1 as well)
+    [
+      "smc backward-euler, frictionless",
+      {
+        method: "smc",
+        friction: 0,
+        behavior: { type: "linear", stiffness: 1e6, stepDamping: 0.5 },
+      },
+    ],
+  ] as const)
+    it(`${method}: stays on the face, keeps its speed, E never above E₀ + 1e-3 of its kinetic energy`, () => {
+      const sim = capsuleScene(contact, 0.005, 0, [0, v, 0], [-v / HALF, 0, 0], -0.2);
+      const sys = sim.system;
+      const b = sys.index.get("shape") as number;
+      const start = sim.state().energy;
+      let previous = start.total;
+      let least = Number.POSITIVE_INFINITY;
+      for (let k = 0; k < 800; k++) {
+        sim.step(1);
+        const e = sim.state().energy.total;
+        // nsc: 8.8e-6 J at most (5.9e-4 of the kinetic energy, the stiff block's ringing as
+        // the capsule loads it; a ball rolled the same way gains 9.6e-6 J); backward Euler
+        // only loses energy
+        expect(e - start.total, `step ${k + 1}`).toBeLessThan(1e-3 * start.kinetic);
+        if (contact.method === "smc")
+          expect(e, `step ${k + 1}`).toBeLessThanOrEqual(previous + 1e-9);
+        previous = e;
+        least = Math.min(least, sys.pos[3 * b + 2] - HALF - topFace(sim));
+      }
+      expect(least, "clearance (m)").toBeGreaterThan(-2e-4);
+      expect(Math.abs(sys.vel[3 * b + 1] / v - 1)).toBeLessThan(1e-2);
+      expect(sys.pos[3 * b + 1]).toBeCloseTo(0.2, 2);
+    });
+});
+
+describe("a long capsule on a soft fem block, its ends beyond the block (ringing, undamped)", () => {
+  // 2 kg, r = 0.05, L = 0.5 m along x at (0.03, 0.02) on the 36 kg block of scene() (E = 1e6
+  // Pa), one cell or 4 × 4: the vertex rows 0.15 m apart, wider than its 0.1 m diameter.
+  // Before, it fell through onto the floor (z = 0.0499; on the 4 × 4 block it brushed the
+  // row y = 0, was pushed sideways and dropped between rows)
+  for (const cells of [1, 4])
+    for (const [method, integrator] of [
+      ["nsc", "moreau-jean"],
+      ["smc", "backward-euler"],
+    ] as const)
+      it(`${cells} × ${cells} cells, ${method} ${integrator}: stays on the face over 4 s and weighs m g`, () => {
+        const s = Math.SQRT1_2;
+        const sim = loadModel({
+          gravity: [0, 0, -G],
+          bodies: [
+            { id: "floor", fixed: true, shapes: [{ type: "plane" }] },
+            {
+              id: "shape",
+              mass: MASS,
+              position: [0.03, 0.02, TOP + HALF],
+              orientation: [s, 0, s, 0],
+              shapes: [{ type: "capsule", radius: HALF, halfLength: 0.5 }],
+            },
+          ],
+          fem: [
+            {
+              id: "blk",
+              box: { size: [0.6, 0.6, 0.2], resolution: [cells, cells, 1], center: [0, 0, 0.1] },
+              density: 500,
+              youngModulus: 1e6,
+              poissonRatio: 0.3,
+              material: "stvk",
+            },
+          ],
+          contact:
+            method === "nsc"
+              ? { method, restitution: 0 }
+              : { method, behavior: { type: "linear", stiffness: 1e5, damping: 100 } },
+          solver: { integrator, dt: 0.005 },
+        } as ModelInput);
+        const b = sim.system.index.get("shape") as number;
+        let lowest = Number.POSITIVE_INFINITY;
+        let force = 0;
+        let v0 = 0;
+        for (let k = 0; k < 800; k++) {
+          sim.step(1);
+          lowest = Math.min(lowest, sim.system.pos[3 * b + 2]);
+          if (k === 599) v0 = sim.system.vel[3 * b + 2];
+          if (k >= 600) force += upwardForce(sim);
+        }
+        // the face sags under the block's own weight and the capsule's by under 2 mm
+        expect(lowest, "capsule centre's height (m)").toBeGreaterThan(TOP + HALF - 2e-3);
+        // Σ F n_z averages m g over the last second (m g + m Δv/T: the block rings), and the
+        // capsule gains little momentum over it: it rests
+        const T = 1;
+        const dv = sim.system.vel[3 * b + 2] - v0;
+        const mean = force / 200;
+        expect(Math.abs(mean / (MASS * G) - 1), `mean force ${mean} N`).toBeLessThan(5e-3);
+        expect(Math.abs(MASS * dv)).toBeLessThan(5e-3 * MASS * G * T);
+        expect(Math.abs(sim.system.pos[3 * b + 1] - 0.02), "sideways drift (m)").toBeLessThan(0.05);
+      });
+});
+
+describe("a long box lying across a coarse fem face, its corners off the face", () => {
+  // 2 kg, half extents 0.05, 0.05, 0.55 m (the last along x) on capsuleOnStiffBlock's stiff block: its
+  // edges sampled at most its middle side 0.1 m apart (fem-faces.ts, "Rigid shapes":
+  // ⌈0.55/0.05⌉ = 11 intervals along it, ℓ = 0.1 m), at x = 0.1 j − 0.55: N = 12 samples over
+  // the face, 6 on each long bottom edge (x = ±0.05, ±0.15, ±0.25, symmetric about its
+  // centre). Before, only its 8 corners met the faces, all off the block: it fell through to
+  // the floor (with 0.5 m, z = 0.0499)
+  const N = 12;
+  // long along its local z, which the scene turns onto world x
+  const box = { type: "box", halfExtents: [HALF, HALF, 0.55] };
+
+  it("smc, a law per contact: rests at m g/(N k) with the forces summing to m g", () => {
+    const k = 1e5;
+    const { depth, force } = capsuleOnStiffBlock(
+      { method: "smc", behavior: { type: "linear", stiffness: k, stepDamping: 0.5 } },
+      box,
+    );
+    expect(Math.abs(force / (MASS * G) - 1), `force ${force} N`).toBeLessThan(1e-6);
+    const expected = (MASS * G) / (N * k);
+    expect(Math.abs(depth / expected - 1), `depth ${depth} m`).toBeLessThan(5e-4);
+  });
+
+  it("smc, a law per unit area: rests at m g/(k N A), A the bottom face over its 24 rim samples", () => {
+    const k = 1e8;
+    const { depth, force } = capsuleOnStiffBlock(
+      {
+        method: "smc",
+        behavior: { type: "linear", stiffness: k, perUnitArea: true, stepDamping: 0.5 },
+      },
+      box,
+    );
+    expect(Math.abs(force / (MASS * G) - 1), `force ${force} N`).toBeLessThan(1e-6);
+    // the bottom face, 1.1 × 0.1 m, shared among the 2 (1 + 11) samples of its rim; the side
+    // faces are edge-on to the normal
+    const A = (1.1 * 0.1) / 24;
+    const expected = (MASS * G) / (k * N * A);
+    expect(Math.abs(depth / expected - 1), `depth ${depth} m`).toBeLessThan(5e-4);
+  });
+
+  it("nsc moreau-jean: rests on the face (depth within the projection's tolerance), forces m g", () => {
+    const { depth, force, sim } = capsuleOnStiffBlock({ method: "nsc", restitution: 0 }, box);
+    expect(Math.abs(force / (MASS * G) - 1), `force ${force} N`).toBeLessThan(1e-6);
+    // 2e-3 ℓ, ℓ = 0.05 m its smallest half extent
+    expect(Math.abs(depth), `depth ${depth} m`).toBeLessThan(1e-4);
+    const samples = sim.state().contacts.filter((c) => c.bodies.includes("shape")).length;
+    expect(samples).toBe(N);
   });
 });
