@@ -26,6 +26,7 @@ import { CoupledProblems } from "../dynamics/one-step-problem";
 import { type AccelerationStepper, DEFAULT_NEWTON_TOLERANCE } from "./acceleration-step";
 import { ARTICULATED_STEP_TOLERANCE, ArticulatedIntegrator } from "./articulated";
 import {
+  bodyLength,
   DEFAULT_RHO_INFINITY,
   defaultStepTolerance,
   GeneralizedAlphaIntegrator,
@@ -149,7 +150,7 @@ export function createIntegrator(
           // the error control on by default for every member's jointed steps, as
           // generalized-alpha's at ρ∞ = 1: they hold the joints symmetrically whatever
           // (β, γ), damping nothing along them (newmark.ts `alphaForm`)
-          stepTolerance: defaultStepTolerance(p.stepTolerance, 1),
+          stepTolerance: defaultStepTolerance(p.stepTolerance, 1, bodyLength(stepper.sys)),
         },
         newton,
         memory,
@@ -162,7 +163,11 @@ export function createIntegrator(
         stepper,
         {
           rhoInfinity,
-          stepTolerance: defaultStepTolerance(p.stepTolerance, p.rhoInfinity),
+          stepTolerance: defaultStepTolerance(
+            p.stepTolerance,
+            p.rhoInfinity,
+            bodyLength(stepper.sys),
+          ),
           rayleighMass: p.rayleighMass,
           rayleighStiffness: p.rayleighStiffness,
         },
