@@ -149,22 +149,22 @@ export const DEFAULT_RELATIVE_STEP_TOLERANCE = 3e-4;
 
 /**
  * The model's body length (m): the mass-weighted mean over its moving rigid bodies of each
- * one's length, that of the thin rod of its mass and trace of inertia, √(6 tr I / m) (a rod
- * of length ℓ: tr I = m ℓ²/6; a box: its diagonal; a sphere of radius R: 2.7 R); Infinity
- * without such bodies. Weighted by mass, as the energy errors it scales are (m v δx/h): a
- * light small part on large links (the 7-axis arm's 0.05 kg fingers, 0.057 m, on links of
- * 0.13–0.29 m and 0.5–4 kg: 0.25 m) does not set the tolerance of the whole, where the
- * smallest body's length would have asked the arm 20 times its error. Fixed bodies (no dofs)
- * and particles do not count.
+ * one's length, the larger of the thin rod of its mass and trace of inertia, √(6 tr I / m)
+ * (a rod of length ℓ: tr I = m ℓ²/6; a box: its diagonal; a sphere of radius R: 2.7 R),
+ * and twice its farthest joint anchor from its centre of mass (`reach`, m per body: a
+ * point mass 0.5 m from its hinge is a 1 m lever, not a point); Infinity without such
+ * bodies. Weighted by mass, as the energy errors it scales are (m v δx/h): a light small
+ * part on large links (the 7-axis arm's 0.05 kg fingers on links of 0.5–4 kg) does not set
+ * the tolerance of the whole. Fixed bodies (no dofs) and particles do not count.
  */
-export function bodyLength(sys: BodySystem): number {
+export function bodyLength(sys: BodySystem, reach: Float64Array): number {
   const { dofOffset, kind, mass, inertiaBody: I, numBodies } = sys;
   let weighted = 0;
   let total = 0;
   for (let b = 0; b < numBodies; b++) {
     if (dofOffset[b] < 0 || kind[b] !== BodyKind.RIGID) continue;
     const trace = I[9 * b] + I[9 * b + 4] + I[9 * b + 8];
-    weighted += mass[b] * Math.sqrt((6 * trace) / mass[b]);
+    weighted += mass[b] * Math.max(Math.sqrt((6 * trace) / mass[b]), 2 * reach[b]);
     total += mass[b];
   }
   return total > 0 ? weighted / total : Number.POSITIVE_INFINITY;

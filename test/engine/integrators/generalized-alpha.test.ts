@@ -298,7 +298,7 @@ describe("generalized-α's default error control", () => {
     expect(defaultStepTolerance(null, 1, 0.05)).toBeNull();
   });
 
-  it("the body length: the mass-weighted mean of √(6 tr I/m), a box's diagonal, a rod's length", () => {
+  it("the body length: the mass-weighted mean of √(6 tr I/m) (a box's diagonal, a rod's length) or twice the joints' reach", () => {
     const still = { velocity: [0, 0, 0], angularVelocity: [0, 0, 0], position: [0, 0, 0] };
     const body = (id: string, m: number, d: number[]) => ({
       ...still,
@@ -326,12 +326,19 @@ describe("generalized-α's default error control", () => {
     const particle = { ...box, id: "p", kind: "particle" as const, mass: 7 };
     const ground = { ...box, id: "g", fixed: true, mass: 100 };
     const diagonal = Math.sqrt(0.4 ** 2 + 0.2 ** 2 + 0.1 ** 2);
-    expect(bodyLength(new BodySystem([ground, box, particle]))).toBeCloseTo(diagonal, 14);
-    expect(bodyLength(new BodySystem([ground, box, rod, particle]))).toBeCloseTo(
+    const none = new Float64Array(4);
+    expect(bodyLength(new BodySystem([ground, box, particle]), none)).toBeCloseTo(diagonal, 14);
+    expect(bodyLength(new BodySystem([ground, box, rod, particle]), none)).toBeCloseTo(
       (2 * diagonal + 0.5 * 0.05) / 2.5,
       14,
     );
-    expect(bodyLength(new BodySystem([ground, particle]))).toBe(Number.POSITIVE_INFINITY);
+    // the rod hinged 0.3 m from its centre: a 0.6 m lever; the box's 0.1 m anchor is inside it
+    const reach = Float64Array.of(5, 0.1, 0.3, 9);
+    expect(bodyLength(new BodySystem([ground, box, rod, particle]), reach)).toBeCloseTo(
+      (2 * diagonal + 0.5 * 0.6) / 2.5,
+      14,
+    );
+    expect(bodyLength(new BodySystem([ground, particle]), none)).toBe(Number.POSITIVE_INFINITY);
   });
 
   // the chain's energy scale m g L: total mass 1 kg, total length 1 m
