@@ -52,8 +52,8 @@ describe("the whip example for 60 s under generalized-alpha's defaults", () => {
     // m g L: 20 links of 0.05 kg, 1 m long in all (the example's README), g = 9.81
     expect(Math.abs(last - E0)).toBeLessThan(1);
     expect(largestRise).toBeLessThan(1);
-    // 14 400 steps at 4.7 sub-steps each since the default tolerance scales with the links
-    // (1.5e-5 m for these 0.05 m links; 1.85 at the former 3e-4 m): beyond the default 60 s
+    // 14 400 steps at 5.8 sub-steps each since the default tolerance scales with the links
+    // (1.5e-5 m for these 0.05 m links; 2.1 at the former 3e-4 m): beyond the default 60 s
     // on a loaded machine
   }, 300_000);
 });
