@@ -64,6 +64,11 @@ export interface IntegratorParts {
    */
   femBodies: boolean;
   /**
+   * The model's body length (m; generalized-alpha.ts bodyLength), to which the default
+   * stepTolerance of newmark's jointed steps and generalized-alpha's is scaled.
+   */
+  bodyLength: number;
+  /**
    * The joint tree the articulated integrator steps (built on first use: a model that
    * never chooses it needs none), the joints and their multipliers, where it writes the
    * reactions.
@@ -149,7 +154,7 @@ export function createIntegrator(
           // the error control on by default for every member's jointed steps, as
           // generalized-alpha's at ρ∞ = 1: they hold the joints symmetrically whatever
           // (β, γ), damping nothing along them (newmark.ts `alphaForm`)
-          stepTolerance: defaultStepTolerance(p.stepTolerance, 1),
+          stepTolerance: defaultStepTolerance(p.stepTolerance, 1, parts.bodyLength),
         },
         newton,
         memory,
@@ -162,7 +167,7 @@ export function createIntegrator(
         stepper,
         {
           rhoInfinity,
-          stepTolerance: defaultStepTolerance(p.stepTolerance, p.rhoInfinity),
+          stepTolerance: defaultStepTolerance(p.stepTolerance, p.rhoInfinity, parts.bodyLength),
           rayleighMass: p.rayleighMass,
           rayleighStiffness: p.rayleighStiffness,
         },

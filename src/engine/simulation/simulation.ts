@@ -47,6 +47,7 @@ import { PointForceEffector } from "../forces/point-force";
 import type { BroadPhaseMemory } from "../geometry/broadphase";
 import { AccelerationStepper } from "../integrators/acceleration-step";
 import { createIntegrator } from "../integrators/factory";
+import { bodyLength } from "../integrators/generalized-alpha";
 import {
   emptyStepStats,
   type Integrator,
@@ -272,6 +273,8 @@ export class Simulation {
   private readonly projectedLimits: Uint8Array;
   /** The stiffest spring's ω (rad/s), which newmark's default β, γ follow (resolution.ts). */
   private readonly springFrequency: number;
+  /** The model's body length (m; generalized-alpha.ts bodyLength). */
+  private readonly bodyLength: number;
   /** The spring network's ω_max bound (rad/s; resolution.ts), or null: not a network. */
   private readonly networkFrequency: number | null;
   private readonly sensors: SensorSet;
@@ -340,6 +343,15 @@ export class Simulation {
       return b === undefined ? 0 : mass[b];
     };
     this.springFrequency = stiffestSpringFrequency(this.model.forces, massOf);
+    // each body's farthest joint anchor from its centre of mass (m), for the bodies' length
+    // the default step tolerance is scaled to (generalized-alpha.ts bodyLength)
+    const reach = new Float64Array(this.system.numBodies);
+    for (const j of this.model.joints)
+      for (const end of [j.a, j.b]) {
+        const b = index.get(end.body);
+        if (b !== undefined) reach[b] = Math.max(reach[b], Math.hypot(...end.point));
+      }
+    this.bodyLength = bodyLength(this.system, reach);
     this.networkFrequency = springNetworkFrequencyBound(this.model, massOf);
     this.record = new SimulationState(
       this.system.state,
@@ -1635,6 +1647,7 @@ export class Simulation {
         springFrequency: this.springFrequency,
         networkFrequency: this.networkFrequency,
         femBodies: this.fem.length > 0,
+        bodyLength: this.bodyLength,
         articulated: {
           tree: () => {
             // against the model pose, which the joints' axes and the motors refer to (the

@@ -37,6 +37,7 @@ import { chainScene } from "../../../bench/compare/scene";
 import { loadModel, loadSnapshot } from "../../../src/engine/index";
 import {
   AlphaCoefficients,
+  bodyLength,
   DEFAULT_STEP_TOLERANCE,
   defaultStepTolerance,
   largestDisplacement,
@@ -286,6 +287,58 @@ describe("generalized-α's default error control", () => {
     expect(defaultStepTolerance(undefined, 0.9)).toBeNull();
     expect(defaultStepTolerance(null, 1)).toBeNull();
     expect(defaultStepTolerance(1e-3, 0.5)).toBe(1e-3);
+  });
+
+  it("3e-4 m per metre of the model's body length below 1 m; a set value stays absolute", () => {
+    expect(defaultStepTolerance(undefined, 1, 0.05)).toBeCloseTo(1.5e-5, 18);
+    expect(defaultStepTolerance(undefined, 1, 0.2)).toBeCloseTo(6e-5, 18);
+    expect(defaultStepTolerance(undefined, 1, 3)).toBe(3e-4);
+    expect(defaultStepTolerance(undefined, 0.9, 0.05)).toBeNull();
+    expect(defaultStepTolerance(1e-3, 1, 0.05)).toBe(1e-3);
+    expect(defaultStepTolerance(null, 1, 0.05)).toBeNull();
+  });
+
+  it("the body length: the mass-weighted mean of √(6 tr I/m) (a box's diagonal, a rod's length) or twice the joints' reach", () => {
+    const still = { velocity: [0, 0, 0], angularVelocity: [0, 0, 0], position: [0, 0, 0] };
+    const body = (id: string, m: number, d: number[]) => ({
+      ...still,
+      id,
+      kind: "rigid" as const,
+      fixed: false,
+      mass: m,
+      // a box of sides d (kg·m²): m (d_j² + d_k²)/12 about axis i
+      inertia: [
+        (m * (d[1] ** 2 + d[2] ** 2)) / 12,
+        0,
+        0,
+        0,
+        (m * (d[0] ** 2 + d[2] ** 2)) / 12,
+        0,
+        0,
+        0,
+        (m * (d[0] ** 2 + d[1] ** 2)) / 12,
+      ],
+      orientation: [Math.cos(0.3), Math.sin(0.3), 0, 0],
+    });
+    const box = body("box", 2, [0.4, 0.2, 0.1]);
+    // a thin rod 0.05 m long (no inertia about its axis)
+    const rod = body("rod", 0.5, [0, 0, 0.05]);
+    const particle = { ...box, id: "p", kind: "particle" as const, mass: 7 };
+    const ground = { ...box, id: "g", fixed: true, mass: 100 };
+    const diagonal = Math.sqrt(0.4 ** 2 + 0.2 ** 2 + 0.1 ** 2);
+    const none = new Float64Array(4);
+    expect(bodyLength(new BodySystem([ground, box, particle]), none)).toBeCloseTo(diagonal, 14);
+    expect(bodyLength(new BodySystem([ground, box, rod, particle]), none)).toBeCloseTo(
+      (2 * diagonal + 0.5 * 0.05) / 2.5,
+      14,
+    );
+    // the rod hinged 0.3 m from its centre: a 0.6 m lever; the box's 0.1 m anchor is inside it
+    const reach = Float64Array.of(5, 0.1, 0.3, 9);
+    expect(bodyLength(new BodySystem([ground, box, rod, particle]), reach)).toBeCloseTo(
+      (2 * diagonal + 0.5 * 0.6) / 2.5,
+      14,
+    );
+    expect(bodyLength(new BodySystem([ground, particle]), none)).toBe(Number.POSITIVE_INFINITY);
   });
 
   // the chain's energy scale m g L: total mass 1 kg, total length 1 m

@@ -137,20 +137,22 @@ describe("the whip example under Newmark's defaults", () => {
           );
     }
     // m g L of the chain (1 kg, 1 m) = 9.81 J. The symmetric step (newmark.ts `alphaForm`)
-    // with generalized-alpha's error control at its default 3e-4 m: measured within 0.51 J
-    // over the 60 s (−0.10 J at the end, highest +0.39 J), 2.10 sub-steps and 10.4 Newton
-    // iterations a step, no step accepted beyond the tolerance: generalized-alpha's own
-    // figures (long-run/whip.test.ts), whose steps these are. (At 1e-4 m, before the
+    // with generalized-alpha's error control at its default, 1.5e-5 m for these 0.05 m
+    // links: its steps are generalized-alpha's (long-run/whip.test.ts: +0.027 J at 60 s),
+    // 5.77 sub-steps a step, 3 of the 14 400 accepted at h/16 beyond the tolerance (and
+    // flagged, stepToleranceMet false). At the former absolute 3e-4 m: within 0.51 J over
+    // the 60 s (−0.10 J at the end, highest +0.39 J), 2.10 sub-steps and 10.4 Newton
+    // iterations a step, none beyond it. (At 1e-4 m, before the
     // stepper's restoreStart put Newton's multipliers back with a halving's start: within
     // 0.41 J at 3.0 sub-steps; at 3e-4 m then +9.8 J by 60 s.) Before, the velocity-level
     // joints: −3.02 J by 60 s at 4.2 iterations and no halving, the drain of their
     // asymmetric step; without the error control the symmetric step failed at step 1581
     expect(drift).toBeLessThan(0.1 * G);
-    expect(missed).toBe(0);
+    expect(missed).toBeLessThan(10);
     // Newton closes the joints (its tolerance); no post-step projection
     expect(gap).toBeLessThan(1e-10);
     // the cracks are halved, not every step at the finest (2⁴ sub-steps)
     expect(substeps / steps).toBeGreaterThan(1);
-    expect(substeps / steps).toBeLessThan(5);
-  }, 240_000);
+    expect(substeps / steps).toBeLessThan(8);
+  }, 600_000);
 });
