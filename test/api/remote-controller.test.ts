@@ -321,8 +321,17 @@ describe("a remote controller on the session's socket", () => {
     const e =
       Math.exp(-zeta * wn * t) *
       (e0 * Math.cos(wd * t) + ((v0 + zeta * wn * e0) / wd) * Math.sin(wd * t));
-    // (generalized-alpha's O(h²) phase error: 1e-5 rad over 2 s of a stiffer swing)
-    expect(Math.abs(ends[0].observation[0] - (target + e))).toBeLessThan(1e-5);
+    // (generalized-alpha's O(h²) phase error: 1e-5 rad over 2 s of a stiffer swing). The
+    // rod starts resting δ = q0 − 0.3 (τ/k = 2.4e-4 rad) into its compliant upper bound,
+    // which step 300's limits input leaves where it is (it moves the lower one, far from the
+    // joint: no start, JointBounds.reaches), so the limit's push k δ = τ releases ½ τ δ as
+    // the rod leaves, of the swing's ½ k_p e0² (τ = k_p e0): its amplitude δ/2 more than the
+    // PD alone gives (4.4e-5 rad off here, as after the actuator input alone; until
+    // 2026-12-07 that limits input projected the rod onto its upper bound, q0 = 0.3, and the
+    // PD's closed form held to 3.2e-6 rad)
+    const delta = q0 - 0.3;
+    expect(delta).toBeGreaterThan(0);
+    expect(Math.abs(ends[0].observation[0] - (target + e))).toBeLessThan(delta / 2 + 1e-5);
     // and the reset: the model's, nothing pending
     const pending = ctl.send({
       type: "inputs",

@@ -37,6 +37,7 @@
 import type { InputSpec } from "../../../schemas/input";
 import type { ModelSpec, TimeFunctionSpec } from "../../../schemas/model";
 import type { JointActuator, ServoGains } from "../actuators/actuator";
+import type { JointCoordinate } from "../constraints/joint-coordinate";
 import type { PointForceEffector } from "../forces/point-force";
 import { mat3MulVec } from "../math/mat3";
 import { quatNormalize } from "../math/quat";
@@ -63,6 +64,8 @@ export class JointBounds {
     readonly modelLower: number,
     readonly modelUpper: number,
     private readonly holders: readonly BoundsHolder[],
+    /** The joint's coordinate q (rad or m), which the bounds hold. */
+    private readonly coordinate: JointCoordinate,
   ) {}
 
   get lower(): number {
@@ -76,6 +79,26 @@ export class JointBounds {
   /** Whether the bounds in effect are not the model's. */
   get moved(): boolean {
     return this.lower !== this.modelLower || this.upper !== this.modelUpper;
+  }
+
+  /**
+   * Whether bounds moved to (lower, upper) change the limit's law at the current state: q
+   * strictly past a bound that moves, its value in effect or the new one (q < lower,
+   * q > upper, where both treatments push: joint-limit.ts, limit-problem.ts). Then the
+   * joint is projected onto a new bound it is past (Simulation.ontoBounds), or under a
+   * compliant law that is not rigid its ½ k δ² appears, changes or goes at once: a start
+   * for the joint. A joint inside both the old and the new bounds feels neither (no force,
+   * no potential, no projection): nothing of its state or of the integrators' memories
+   * (the forces they carry) changes.
+   */
+  reaches(lower: number, upper: number): boolean {
+    const q = this.coordinate;
+    q.evaluateValue();
+    const v = q.value;
+    return (
+      (lower !== this.lower && (v < lower || v < this.lower)) ||
+      (upper !== this.upper && (v > upper || v > this.upper))
+    );
   }
 
   set(lower: number, upper: number): void {
@@ -594,32 +617,47 @@ function angularChange(
 const IMPULSE_SCRATCH = new Float64Array(3);
 
 /**
- * Applies a checked input. Returns true when it changed the state (positions or
- * velocities), which the caller follows with what a state change needs (the integrator's
- * memory, the energy reference, the joints' turn counts).
+ * What an applied input changed, which the caller follows with what it needs
+ * (Simulation.settleInputs):
+ *   "state"   positions or velocities (a start: the integrator's memory, the energy
+ *             reference re-taken, the joints' turn counts)
+ *   "forces"  the applied forces at the state (a command, gains, a load: the forces the
+ *             integrator carries from the last step and the step's work at its start)
+ *   "none"    nothing the dynamics read (a zero impulse; bounds moved where the joint is
+ *             inside both the old and the new ones): the run goes on as without it, bit for
+ *             bit, its energy balance too.
  */
-export function applyInput(input: InputSpec, t: InputTargets): boolean {
+export type InputEffect = "state" | "forces" | "none";
+
+/** Applies a checked input; returns what it changed (InputEffect). */
+export function applyInput(input: InputSpec, t: InputTargets): InputEffect {
   const sys = t.system;
   switch (input.type) {
     case "actuator": {
       const a = t.actuators.get(input.id);
       if (a) a.override = input.value;
-      return false;
+      return "forces";
     }
     case "gains": {
       const a = t.actuators.get(input.id);
       if (a?.setGains(gainsOf(input, a))) t.effectorsChanged();
-      return false;
+      return "forces";
     }
     case "load":
       t.loads
         .get(input.id)
         ?.setLoad(input.reset ? null : { force: input.force, torque: input.torque });
-      return false;
-    case "limits":
-      t.limits.get(input.id)?.set(input.lower, input.upper);
-      // a start for the joint: onto a bound it is now past (Simulation.stateChanged)
-      return true;
+      return "forces";
+    case "limits": {
+      const bounds = t.limits.get(input.id) as JointBounds;
+      // a start for the joint where the moved bounds reach it (JointBounds.reaches: onto a
+      // bound it is now past, Simulation.stateChanged); else nothing: until 2026-12-07 every
+      // limits input was a start, and a servo rod swinging well inside its bounds lost its
+      // energy.error and dissipated (back to 0) at each one
+      const reached = bounds.reaches(input.lower, input.upper);
+      bounds.set(input.lower, input.upper);
+      return reached ? "state" : "none";
+    }
     case "bodyState": {
       const b = sys.index.get(input.id) as number;
       if (input.position) sys.pos.set(input.position, 3 * b);
@@ -629,7 +667,7 @@ export function applyInput(input: InputSpec, t: InputTargets): boolean {
       }
       if (input.velocity) sys.vel.set(input.velocity, 3 * b);
       if (input.angularVelocity) sys.omega.set(input.angularVelocity, 3 * b);
-      return true;
+      return "state";
     }
     case "jointState": {
       // set on a bound it would be past (in joint space: the other joints stay, where the
@@ -637,18 +675,21 @@ export function applyInput(input: InputSpec, t: InputTargets): boolean {
       // metric: j1 of a 3-link chain set 0.5 rad past read 0.984 with j0 and j2 moved
       // 0.16 and 0.80 rad); a mimic's partners with it
       t.jointStates.set(input.id, input.position, input.velocity, t.limits);
-      return true;
+      return "state";
     }
     case "impulse": {
+      // a zero kick (J = L = 0) changes no velocity: not a start (the energy reference kept)
+      if (input.impulse.every((x) => x === 0) && input.angularImpulse.every((x) => x === 0))
+        return "none";
       const b = sys.index.get(input.id) as number;
       const J = input.impulse;
       const m = sys.mass[b];
       for (let k = 0; k < 3; k++) sys.vel[3 * b + k] += J[k] / m;
-      if (sys.kind[b] !== BodyKind.RIGID) return true;
+      if (sys.kind[b] !== BodyKind.RIGID) return "state";
       const dw = new Float64Array(3);
       angularChange(input, sys, b, dw);
       for (let i = 0; i < 3; i++) sys.omega[3 * b + i] += dw[i];
-      return true;
+      return "state";
     }
   }
 }

@@ -401,7 +401,7 @@ export class Simulation {
       const compliant = parts.actuation.limits.find((c) => c.coordinate === l.coordinate);
       const holders = compliant ? [l, compliant] : [l];
       const joint = l.coordinate.joint;
-      bounds.set(joint, new JointBounds(joint, l.lower, l.upper, holders));
+      bounds.set(joint, new JointBounds(joint, l.lower, l.upper, holders, l.coordinate));
     }
     this.targets = {
       system: this.system,
@@ -781,6 +781,8 @@ export class Simulation {
    * recorded `separate`, and a replay settles the ones before them first, as live.
    */
   private applyDue(): void {
+    // forces (or parameters) changed, and the state written (InputEffect)
+    let changed = false;
     let moved = false;
     // a teleport's pose (bodyState position or orientation): a start, see stateChanged;
     // moved bounds: a start for their joints (the others may rest into their compliant
@@ -792,21 +794,28 @@ export class Simulation {
     while (count < this.pending.length && this.pending[count].step <= this.record.step) count++;
     for (const entry of this.pending.splice(0, count)) {
       if (entry.separate === true && applied) {
-        this.settleInputs(moved, placed);
+        this.settleInputs(changed, moved, placed);
+        changed = false;
         moved = false;
         placed = null;
         applied = false;
       }
       if ("input" in entry) {
         const input = entry.input;
-        moved = applyInput(input, this.targets) || moved;
+        const effect = applyInput(input, this.targets);
+        if (effect !== "none") changed = true;
+        if (effect === "state") moved = true;
         // not a jointState: it sets its joint within its bounds and leaves the other joints'
         // coordinates as the dynamics left them (ontoBounds moved a joint resting δ = τ/k
-        // into its compliant bound onto it, the chain with it: the joint set 9.3e-5 rad off)
+        // into its compliant bound onto it, the chain with it: the joint set 9.3e-5 rad off);
+        // nor bounds that do not reach their joint (JointBounds.reaches)
         if (input.type === "bodyState" && (!!input.position || !!input.orientation)) placed = "all";
-        else if (input.type === "limits" && placed !== "all")
+        else if (input.type === "limits" && effect === "state" && placed !== "all")
           placed = new Set([...(placed ?? []), input.id]);
-      } else this.applyPatch(entry.parameters);
+      } else {
+        this.applyPatch(entry.parameters);
+        changed = true;
+      }
       if (!this.pendingInStart.delete(entry)) {
         // the first of this go, after an earlier go at this boundary
         const later = !applied && this.lastInputStep === this.record.step;
@@ -820,15 +829,20 @@ export class Simulation {
       applied = true;
     }
     // nothing due (an empty list scheduled now): nothing the recording would replay either
-    if (applied) this.settleInputs(moved, placed);
+    if (applied) this.settleInputs(changed, moved, placed);
   }
 
   /**
-   * After inputs took effect at this boundary: what they invalidate. `moved`: a body's state
-   * was written; `placed`: a pose ("all") or joints' bounds (their ids) among them.
+   * After inputs took effect at this boundary: what they invalidate. `changed`: forces,
+   * parameters or the state (InputEffect other than "none"); `moved`: a body's state was
+   * written; `placed`: a pose ("all") or joints' bounds (their ids) among them. Inputs that
+   * changed nothing (a zero impulse, bounds that do not reach their joint) invalidate
+   * nothing: at generalized-alpha's ρ∞ < 1 forcesChanged restarts the acceleration memory,
+   * which would change the motion.
    */
-  private settleInputs(moved: boolean, placed: Placed): void {
+  private settleInputs(changed: boolean, moved: boolean, placed: Placed): void {
     this.lastInputStep = this.record.step;
+    if (!changed) return;
     // a new command or load changes the forces at this state (the step's work) and the
     // forces an integrator may have carried from the last step
     this.stepWork.invalidate();
