@@ -470,10 +470,11 @@ describe("the same arm at the format's 5 ms under the symmetric schemes' and sym
     // The whip (h ω to 0.6) is unresolved at 5 ms: the symmetric scheme's energy then
     // strays in a band, not steadily down. Every step halved (a uniform 2.5 ms, no error
     // control) this run strays by 2.6 J (with g × 1.01 … 1.04: 3.6, 7.0, 3.8, 16.7 J, lost
-    // or gained), the bound twice that figure. Measured 3.9 J, 1/6 of the steps halved (at
-    // the end +2.8 J; with g scaled 3.2–3.6 J, −1.4 … +2.3 J at the end). Before, the error
-    // control's halvings chosen by a backward difference and kept by the sub-step
-    // controller drained it steadily: 17.2 J lost (g scaled: 12.5–20.5 J).
+    // or gained), the bound twice that figure. Measured 3.3 J (−3.0 J at the end), 4 159 of
+    // the 12 000 steps halved, at the default tolerance scaled to the arm's body length (at
+    // the former fixed 3e-4 m: 3.9 J, 1/6 halved, +2.8 J at the end; with g scaled 3.2–3.6 J).
+    // Before, the error control's halvings chosen by a backward difference and kept by the
+    // sub-step controller drained it steadily: 17.2 J lost (g scaled: 12.5–20.5 J).
     expect(halved).toBeGreaterThan(1000);
     expect(worst).toBeLessThan(5);
   });
