@@ -380,6 +380,11 @@ export class SessionManager {
     await withRecord(rec, () =>
       this.calls.call(rec, rec.worker, { kind: "run", sessionId: id, realtimeFactor, until }),
     );
+    // the run is acknowledged once a checkpoint holding it is kept: in a cluster the store
+    // keeps the run with it (runOf), and a node lost after the 202 has its session taken
+    // over running (without this, from the last checkpoint before the run: paused, the
+    // acknowledged run lost until the run's first K-step checkpoint)
+    await this.checkpoints.acknowledge(rec);
     return this.view(rec);
   }
 

@@ -2,7 +2,7 @@
  * When a session is checkpointed, where its checkpoints go, and which one a rebuild takes.
  *
  * When: at creation; when it stops running (pause, `until` reached, divergence); after
- * reset, PATCH, inputs and an applied assembly; every CHECKPOINT_EVERY_STEPS = K steps; and
+ * reset, PATCH, inputs, a run's start and an applied assembly; every CHECKPOINT_EVERY_STEPS = K steps; and
  * on shutdown (shutdown.ts, `all`). With a store, the answer to a change waits until its
  * checkpoint is written (`acknowledge`; without one, until it is held in memory: no 2xx
  * answer's change is lost with its worker), and so does a step request's answer for the
@@ -192,7 +192,7 @@ export class Checkpoints {
   }
 
   /**
-   * The checkpoint of a change about to be answered (PATCH, inputs, reset, pause, an
+   * The checkpoint of a change about to be answered (PATCH, inputs, reset, run, pause, an
    * applied assembly; a creation or fork with a store: lifecycle.ts), which the answer waits
    * for: taken at once (after the one under way; the answers waiting meanwhile share the
    * next), it resolves once a checkpoint exported after the change is held in memory and,
