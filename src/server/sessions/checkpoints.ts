@@ -515,13 +515,10 @@ export class Checkpoints {
   ): Promise<boolean> {
     try {
       const document = sessionDocument(rec, engine, at);
-      const fence =
-        rec.epoch > 0
-          ? {
-              epoch: rec.epoch,
-              run: rec.resumeRun ?? (at.status === "running" && run ? runOf(run) : null),
-            }
-          : undefined;
+      // the run it holds, which the node taking the session over (a cluster) or a restart
+      // (DATA_DIR: persistence.ts keeps it, and has no epochs) resumes
+      const held = rec.resumeRun ?? (at.status === "running" && run ? runOf(run) : null);
+      const fence = rec.epoch > 0 || !this.cluster() ? { epoch: rec.epoch, run: held } : undefined;
       await store.write(rec.id, rec.owner, document, fence, log ?? undefined);
       const part = loggedPart(log);
       rec.inputLog = part ? { id: part.id, count: part.count } : null;
