@@ -1,6 +1,8 @@
 /**
  * Session checkpoints in DATA_DIR/sessions/<id>.json, each file
- *   { "owner": <key id> | null, "snapshot": <session document, schemas/api.ts Snapshot> }.
+ *   { "owner": <key id> | null, "run"?: { realtimeFactor, until },
+ *     "snapshot": <session document, schemas/api.ts Snapshot> }
+ * — `run`: the run the session was in (a restart resumes it: sessions/lifecycle.ts).
  *
  * Nothing is ever written half: a checkpoint is written to a temporary file beside its
  * target (<id>.json.<pid>.<n>.tmp), flushed to disk (fsync) and renamed over the target,
@@ -43,7 +45,7 @@ import type { FastifyBaseLogger } from "fastify";
 import { z } from "zod";
 import { Snapshot } from "../../schemas/api";
 import { issuesOf, issuesSummary } from "../../schemas/issues";
-import type { Checkpoint, SnapshotStore } from "./cluster/ports";
+import type { Checkpoint, Fence, RunAt, SnapshotStore } from "./cluster/ports";
 import { type InputLogAt, type InputLogPart, loggedPart, logLineStart, logLines } from "./protocol";
 
 const ID = /^[A-Za-z0-9_-]{1,128}$/;
@@ -60,6 +62,12 @@ const idOf = (name: string) => name.slice(0, name.indexOf("."));
 const CheckpointFile = z.strictObject({
   owner: z.string().max(64).nullable(),
   log: z.strictObject({ id: z.string().regex(LOG_ID), count: z.number().int().min(0) }).optional(),
+  run: z
+    .strictObject({
+      realtimeFactor: z.number().positive().nullable(),
+      until: z.number().nullable(),
+    })
+    .optional(),
   snapshot: Snapshot,
 });
 
@@ -110,7 +118,8 @@ function checkpointOf(
   }
   const parsed = CheckpointFile.safeParse(raw);
   if (!parsed.success) throw new Error(issuesSummary(issuesOf(parsed.error), 3));
-  return { cp: { id, owner: parsed.data.owner, snapshot: parsed.data.snapshot, log }, logBytes };
+  const { owner, snapshot, run } = parsed.data;
+  return { cp: { id, owner, snapshot, log, run: run ?? null }, logBytes };
 }
 
 /** The bytes of a checkpoint file, `{"owner":…,"snapshot":<session document>}` (as persist writes them). */
@@ -124,16 +133,21 @@ export function checkpointBytes(
 
 /**
  * checkpointBytes in three parts, the document itself the second (not copied); `log`: the
- * input log the checkpoint names (`"log":{id,count}` before the snapshot).
+ * input log the checkpoint names (`"log":{id,count}` before the snapshot); `run`: the run
+ * the session was in (`"run":{realtimeFactor,until}`; the cluster stores keep it apart).
  */
 export function checkpointParts(
   owner: string | null,
   snapshot: Uint8Array,
   log: InputLogAt | null = null,
+  run: RunAt | null = null,
 ): Uint8Array[] {
   const named = log ? `"log":${JSON.stringify({ id: log.id, count: log.count })},` : "";
+  const running = run
+    ? `"run":${JSON.stringify({ realtimeFactor: run.realtimeFactor, until: run.until })},`
+    : "";
   return [
-    Buffer.from(`{"owner":${JSON.stringify(owner)},${named}"snapshot":`),
+    Buffer.from(`{"owner":${JSON.stringify(owner)},${named}${running}"snapshot":`),
     snapshot,
     Buffer.from("}\n"),
   ];
@@ -144,6 +158,7 @@ interface QueuedWrite {
   owner: string | null;
   bytes: Uint8Array;
   log: InputLogPart | undefined;
+  run: RunAt | null;
   done: Promise<void>;
 }
 
@@ -314,16 +329,18 @@ export class CheckpointStore implements SnapshotStore {
 
   /**
    * Writes the checkpoint of session `id` atomically: `snapshot` is the session document's
-   * JSON bytes (not parsed here). Coalesced with the writes of the same session not yet
-   * started (the latest bytes win).
+   * JSON bytes (not parsed here), with the run of `fence` (its epoch: a single server has
+   * none). Coalesced with the writes of the same session not yet started (the latest bytes
+   * win).
    */
   write(
     id: string,
     owner: string | null,
     snapshot: Uint8Array,
-    _fence?: unknown,
+    fence?: Fence,
     log?: InputLogPart,
   ): Promise<void> {
+    const run = fence?.run ?? null;
     const target = this.fileOf(id);
     const waiting = this.queued.get(id);
     // not when the later one leaves out inputs the queued one appends: both are written
@@ -331,9 +348,10 @@ export class CheckpointStore implements SnapshotStore {
       waiting.owner = owner;
       waiting.bytes = snapshot;
       waiting.log = log;
+      waiting.run = run;
       return waiting.done;
     }
-    const entry = { owner, bytes: snapshot, log } as QueuedWrite;
+    const entry = { owner, bytes: snapshot, log, run } as QueuedWrite;
     this.queued.set(id, entry);
     entry.done = this.enqueue(id, async () => {
       // from here on a new write queues behind this one
@@ -349,7 +367,7 @@ export class CheckpointStore implements SnapshotStore {
         this.logs.delete(id);
         throw err;
       }
-      await this.persist(target, entry.owner, entry.bytes, kept);
+      await this.persist(target, entry.owner, entry.bytes, kept, entry.run);
       if (kept) this.logs.set(id, kept);
       else this.logs.delete(id);
       // the log of a recording before this one: no checkpoint names it any more
@@ -411,8 +429,9 @@ export class CheckpointStore implements SnapshotStore {
     owner: string | null,
     snapshot: Uint8Array,
     log: InputLogAt | null = null,
+    run: RunAt | null = null,
   ) {
-    await this.writeAtomically(target, checkpointParts(owner, snapshot, log));
+    await this.writeAtomically(target, checkpointParts(owner, snapshot, log, run));
   }
 
   /**

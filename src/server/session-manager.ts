@@ -180,6 +180,7 @@ export class SessionManager {
       this.calls,
       this.checkpoints,
       cluster,
+      (rec, run) => this.recovery.resume(rec, run),
     );
     this.recovery = new Recovery(
       config,
@@ -377,6 +378,18 @@ export class SessionManager {
         `until (${until} s) is not after the session's time (${rec.time} s)`,
         { part: "body", issues: [{ path: ["until"], message: "must be after the current time" }] },
       );
+    // the run is acknowledged once a checkpoint holding it is kept: of the session at the
+    // step the run starts from, with the run (`resumeRun`: the cluster's store and the file
+    // keep it), which a node taking the session over or a restart resumes. Taken before the
+    // run starts, so that a run's own checkpoints stay at the exact steps k·K. Without it a
+    // node or process lost after the 202 gave the session back from its checkpoint before
+    // the run, paused: the acknowledged run lost until the run's first K-step checkpoint.
+    rec.resumeRun = { realtimeFactor, until };
+    try {
+      await this.checkpoints.acknowledge(rec);
+    } finally {
+      rec.resumeRun = null;
+    }
     await withRecord(rec, () =>
       this.calls.call(rec, rec.worker, { kind: "run", sessionId: id, realtimeFactor, until }),
     );

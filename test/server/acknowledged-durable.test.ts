@@ -11,8 +11,10 @@
  *   with CHECKPOINT_MIN_INTERVAL_MS = 60 s, which deferred the checkpoints these asked for
  *   — the answer went out with nothing on disk, and a kill lost them);
  * - a step request that crosses CHECKPOINT_EVERY_STEPS (round 2): its answer's step is kept;
- * - fork, run (not resumed after a restart, as documented) and pause at its answer's step
- *   (round 3).
+ * - fork, run and pause at its answer's step (round 3): a run answered 202 comes back
+ *   running with its realtimeFactor and until (until 2026-12-07 its answer did not wait for
+ *   a checkpoint holding it, and the file held no run: it came back as its creation left it,
+ *   ready).
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -145,8 +147,9 @@ it("every acknowledged change survives a SIGKILL right after its answer", async 
   expect(r.status, r.text).toBe(201);
   const forked = r.body.id as string;
   const running = await create(s3, "running");
-  r = await s3.call("POST", `/v1/sessions/${running}/run`, { realtimeFactor: 1 });
+  r = await s3.call("POST", `/v1/sessions/${running}/run`, { realtimeFactor: 0.5, until: 500 });
   expect(r.status, r.text).toBe(202);
+  const runFrom = r.body.session.step as number;
   const paused = await create(s3, "paused");
   r = await s3.call("POST", `/v1/sessions/${paused}/run`, { realtimeFactor: null });
   expect(r.status, r.text).toBe(202);
@@ -166,9 +169,15 @@ it("every acknowledged change survives a SIGKILL right after its answer", async 
   b = await ballAfter(s4, forked, 1);
   expect(b.step).toBe(122);
   expect(b.v[2]).toBeCloseTo(-G * 122 * H, 12);
-  // a run does not resume by itself: back as its last checkpoint has it (here its creation's,
-  // ready: the run's own checkpoints were within the interval), not running
+  // the run: resumed from the step it started at (its 202's checkpoint; the run's own were
+  // within the interval), with its parameters; the ball where g n h puts it at its step
   const q = (await s4.call("GET", `/v1/sessions/${running}`)).body;
-  expect(["ready", "paused"]).toContain(q.status);
+  expect(q.status).toBe("running");
+  expect(q.run).toMatchObject({ realtimeFactor: 0.5, until: 500 });
+  r = await s4.call("POST", `/v1/sessions/${running}/pause`);
+  expect(r.status, r.text).toBe(200);
+  expect(r.body.step).toBeGreaterThanOrEqual(runFrom);
+  b = await ballAfter(s4, running, 1);
+  expect(b.v[2]).toBeCloseTo(-G * b.step * H, 9);
   await crash(s4);
 }, 120_000);

@@ -16,6 +16,7 @@ import pino from "pino";
 import request from "supertest";
 import { afterAll, describe, expect, it } from "vitest";
 import { Input } from "../../schemas/input";
+import type { RunAt } from "../../src/server/cluster/ports";
 import { CheckpointStore } from "../../src/server/persistence";
 import type { InputLogAt } from "../../src/server/protocol";
 import { FrameClient } from "../support/frames";
@@ -320,9 +321,10 @@ class FailingStore extends CheckpointStore {
     owner: string | null,
     snapshot: Uint8Array,
     log?: InputLogAt | null,
+    run?: RunAt | null,
   ) {
     if (this.failing) throw new Error("ENOSPC: no space left on device (test)");
-    await super.persist(target, owner, snapshot, log);
+    await super.persist(target, owner, snapshot, log, run);
   }
 }
 

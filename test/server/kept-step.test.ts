@@ -8,16 +8,19 @@
  * checkpoint renames wait while a flag file exists (test/support/stalled-renames.mjs): a
  * DATA_DIR checkpoint is confirmed by that rename, so the store is stuck on demand.
  *
- * - stalled: the run passes step K = 50 only after CHECKPOINT_WAIT_MS, and every frame
+ * - stalled (once the run's 202 is answered: it waits for its checkpoint at step 0, and the
+ *   run at a quarter of real time takes 1 s to step K): the run passes step K = 50 only
+ *   after CHECKPOINT_WAIT_MS, and every frame
  *   (JSON over a plain socket, msgpack through the client library), the GET state answer and
  *   the session's checkpointStep say 0, the creation's checkpoint;
  * - released: the writes land and keptStep advances, a multiple of K, never past the frame;
- * - stalled again, then SIGKILL: the restarted server has the session at exactly the last
- *   frame's keptStep, read through its physics — a falling ball under moreau-jean's default
- *   θ = 1/2, exact for a constant acceleration: after n steps of h, v_z = −g n h and
- *   z = z0 − ½ g (n h)² — and its first frame and State say that step is kept.
+ * - stalled again, then SIGKILL: the file holds the session at exactly the last frame's
+ *   keptStep, with its run, and the restarted server runs it on from there; paused, read
+ *   through its physics — a falling ball under moreau-jean's default θ = 1/2, exact for a
+ *   constant acceleration: after n steps of h, v_z = −g n h and z = z0 − ½ g (n h)² — and
+ *   its State and first frame say the paused step is kept.
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -87,11 +90,12 @@ it("frames and State answers carry the step the store holds; a crash resumes exa
   await lib.opened();
   const frames = () => json.states() as unknown as Frame[];
 
-  // stalled: the step-50 checkpoint is never confirmed
-  writeFileSync(stall, "");
+  // stalled once the run's 202 (its checkpoint at step 0) is in: the step-50 checkpoint is
+  // never confirmed
   const runAt = Date.now();
-  r = await s1.call("POST", `/v1/sessions/${id}/run`, { realtimeFactor: null });
+  r = await s1.call("POST", `/v1/sessions/${id}/run`, { realtimeFactor: 0.25 });
   expect(r.status, r.text).toBe(202);
+  writeFileSync(stall, "");
   const past = await waitFor(() => frames().find((f) => f.step > K), 30_000);
   // it waited at step K for CHECKPOINT_WAIT_MS (a lower bound: a slow machine only adds)
   expect(Date.now() - runAt).toBeGreaterThanOrEqual(WAIT_MS);
@@ -139,20 +143,31 @@ it("frames and State answers carry the step the store holds; a crash resumes exa
   s1.kill();
   expect(await s1.exited).toBe(null);
 
-  // restarted: the session is at exactly keptStep, its frames and State say it is kept
+  // the file holds exactly keptStep, with the run; restarted, the session runs on from there
   rmSync(stall);
+  const file = JSON.parse(readFileSync(join(dataDir, "sessions", `${id}.json`), "utf8"));
+  expect([file.snapshot.session.step, file.run]).toEqual([
+    kept,
+    { realtimeFactor: 0.25, until: null },
+  ]);
   const s2 = await start();
   const session = (await s2.call("GET", `/v1/sessions/${id}`)).body;
-  expect([session.status, session.step, session.checkpointStep]).toEqual(["paused", kept, kept]);
+  expect(session.status).toBe("running");
+  expect(session.run.realtimeFactor).toBe(0.25);
+  expect(session.step).toBeGreaterThanOrEqual(kept);
+  r = await s2.call("POST", `/v1/sessions/${id}/pause`);
+  expect(r.status, r.text).toBe(200);
+  const n = r.body.step as number;
+  expect(n).toBeGreaterThanOrEqual(kept);
   r = await s2.call("GET", `/v1/sessions/${id}/state`);
   const ball = r.body.bodies.find((b: { id: string }) => b.id === "ball");
-  expect([r.body.step, r.body.keptStep]).toEqual([kept, kept]);
-  expect(ball.velocity[2]).toBeCloseTo(-G * kept * H, 9);
-  expect(ball.position[2]).toBeCloseTo(Z0 - 0.5 * G * (kept * H) ** 2, 9);
+  expect([r.body.step, r.body.keptStep]).toEqual([n, n]);
+  expect(ball.velocity[2]).toBeCloseTo(-G * n * H, 9);
+  expect(ball.position[2]).toBeCloseTo(Z0 - 0.5 * G * (n * H) ** 2, 9);
   const again = new FrameClient(`ws://127.0.0.1:${s2.port}/v1/sessions/${id}/stream`);
   await again.open();
   const first = await waitFor(() => again.states()[0] as unknown as Frame | undefined);
-  expect([first.step, first.keptStep]).toEqual([kept, kept]);
+  expect([first.step, first.keptStep]).toEqual([n, n]);
   again.close();
   s2.kill();
 }, 300_000);

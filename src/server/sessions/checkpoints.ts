@@ -2,7 +2,7 @@
  * When a session is checkpointed, where its checkpoints go, and which one a rebuild takes.
  *
  * When: at creation; when it stops running (pause, `until` reached, divergence); after
- * reset, PATCH, inputs and an applied assembly; every CHECKPOINT_EVERY_STEPS = K steps; and
+ * reset, PATCH, inputs, a run's start and an applied assembly; every CHECKPOINT_EVERY_STEPS = K steps; and
  * on shutdown (shutdown.ts, `all`). With a store, the answer to a change waits until its
  * checkpoint is written (`acknowledge`; without one, until it is held in memory: no 2xx
  * answer's change is lost with its worker), and so does a step request's answer for the
@@ -192,7 +192,7 @@ export class Checkpoints {
   }
 
   /**
-   * The checkpoint of a change about to be answered (PATCH, inputs, reset, pause, an
+   * The checkpoint of a change about to be answered (PATCH, inputs, reset, run, pause, an
    * applied assembly; a creation or fork with a store: lifecycle.ts), which the answer waits
    * for: taken at once (after the one under way; the answers waiting meanwhile share the
    * next), it resolves once a checkpoint exported after the change is held in memory and,
@@ -515,13 +515,10 @@ export class Checkpoints {
   ): Promise<boolean> {
     try {
       const document = sessionDocument(rec, engine, at);
-      const fence =
-        rec.epoch > 0
-          ? {
-              epoch: rec.epoch,
-              run: rec.resumeRun ?? (at.status === "running" && run ? runOf(run) : null),
-            }
-          : undefined;
+      // the run it holds, which the node taking the session over (a cluster) or a restart
+      // (DATA_DIR: persistence.ts keeps it, and has no epochs) resumes
+      const held = rec.resumeRun ?? (at.status === "running" && run ? runOf(run) : null);
+      const fence = rec.epoch > 0 || !this.cluster() ? { epoch: rec.epoch, run: held } : undefined;
       await store.write(rec.id, rec.owner, document, fence, log ?? undefined);
       const part = loggedPart(log);
       rec.inputLog = part ? { id: part.id, count: part.count } : null;

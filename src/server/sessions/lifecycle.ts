@@ -7,7 +7,8 @@
  * another session's engine snapshot (fork); admitted first (admission.ts), and checkpointed
  * at once unless it was restored from its checkpoint (with a store, before `open` returns:
  * a creation is answered once it is kept). `restoreAll`: on start, every checkpoint of
- * DATA_DIR is opened again (same id, owner and creation time).
+ * DATA_DIR is opened again (same id, owner and creation time) and the run it holds resumed
+ * (persistence.ts keeps it: a run's 202 waits for it), as a worker loss's rebuild does.
  *
  * In a cluster (REDIS_URL) a new session is admitted in the cluster's registry first (the
  * quotas over every node), and once open it takes its lease (cluster/node.ts) before its
@@ -21,7 +22,7 @@
 import type { FastifyBaseLogger } from "fastify";
 import type { SnapshotOut } from "../../../schemas/api";
 import type { ClusterHooks } from "../cluster/hooks";
-import type { Checkpoint, SnapshotStore } from "../cluster/ports";
+import type { Checkpoint, RunAt, SnapshotStore } from "../cluster/ports";
 import type { Config } from "../config";
 import { ApiError, notFound } from "../errors";
 import type { InputLogAt, WorkerRequestBody } from "../protocol";
@@ -30,7 +31,7 @@ import type { WorkerAnswer, WorkerPool } from "../worker-pool";
 import type { Admission } from "./admission";
 import type { Checkpoints } from "./checkpoints";
 import { lightestWithRoom, type NoRoomDetails, noRoom } from "./memory";
-import { restoringViewOf, type SessionRecord, type SessionTable } from "./records";
+import { restoringViewOf, type SessionRecord, type SessionTable, withRecord } from "./records";
 import type { WorkerCalls } from "./worker-calls";
 
 /** Where a new session comes from. */
@@ -56,6 +57,8 @@ export class SessionLifecycle {
     private readonly calls: WorkerCalls,
     private readonly checkpoints: Checkpoints,
     private readonly cluster: () => ClusterHooks | null,
+    /** resumes the run a restored session's checkpoint holds (recovery.ts `resume`) */
+    private readonly resume: (rec: SessionRecord, run: RunAt) => Promise<void>,
   ) {}
 
   /** Opens session `id` of `owner` from `from`; `restoring`: from its own checkpoint. */
@@ -262,7 +265,7 @@ export class SessionLifecycle {
       if (this.table.has(cp.id)) continue;
       const created = Date.parse(cp.snapshot.session.createdAt ?? "");
       try {
-        await this.open(
+        const rec = await this.open(
           cp.id,
           cp.owner,
           { snapshot: cp.snapshot, log: cp.log },
@@ -271,6 +274,8 @@ export class SessionLifecycle {
         );
         this.table.awaitingRestore.delete(cp.id);
         restored++;
+        const run = cp.run;
+        if (run) await withRecord(rec, () => this.resume(rec, run));
       } catch (err) {
         if (err instanceof ApiError && err.code === "worker_unavailable") {
           const worker = (err.details as { worker?: number } | undefined)?.worker ?? 0;

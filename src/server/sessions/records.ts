@@ -102,7 +102,11 @@ export interface SessionRecord {
   owner: string | null;
   /** REDIS_URL: the epoch of this node's lease on the session, its fencing token (0: no cluster) */
   epoch: number;
-  /** REDIS_URL: the run a session paused for a hand-over (drain) was in, for its checkpoint */
+  /**
+   * The run its checkpoints keep while the session is not running: the one a session paused
+   * for a hand-over (drain) or a shutdown was in, or the one a POST /run is about to start
+   * (its 202 waits for that checkpoint)
+   */
   resumeRun: RunAt | null;
   /** DATA_DIR: the step of the last checkpoint on disk (null: none) and whether the last attempt succeeded */
   savedStep: number | null;

@@ -2,7 +2,8 @@
  * Graceful shutdown of the sessions, in two halves around the HTTP server's own close
  * (app.ts: preClose, then onClose once in-flight requests are answered):
  * - `begin`: new sessions are refused (the `closing` flag the other parts read), streams
- *   close with 1001, runs stop, and every session is checkpointed first; requests still in
+ *   close with 1001, runs stop (their checkpoints keep the run, which a restart resumes, as
+ *   after a crash), and every session is checkpointed first; requests still in
  *   flight SHUTDOWN_TIMEOUT_MS after the start of the shutdown are answered 503
  *   `shutting_down`;
  * - `close`: every session is checkpointed again (the steps of the requests that finished
@@ -14,7 +15,7 @@ import type { Config } from "../config";
 import { ApiError } from "../errors";
 import type { StreamHub } from "../stream";
 import type { WorkerPool } from "../worker-pool";
-import type { Checkpoints } from "./checkpoints";
+import { type Checkpoints, runOf } from "./checkpoints";
 import type { IdleSweeper } from "./idle";
 import type { SessionTable } from "./records";
 import type { WorkerCalls } from "./worker-calls";
@@ -77,12 +78,13 @@ export class Shutdown {
           this.table
             .all()
             .filter((r) => r.status === "running" && !r.lost)
-            .map((r) =>
-              this.pool
+            .map((r) => {
+              if (r.run) r.resumeRun = runOf(r.run);
+              return this.pool
                 .request(r.worker, { kind: "pause", sessionId: r.id })
                 .then((a) => a.session && this.calls.apply(r, a.session))
-                .catch(() => undefined),
-            ),
+                .catch(() => undefined);
+            }),
         );
         // checkpoint first: what was acknowledged is on disk before anything else is waited for
         await this.checkpoints.all();
