@@ -14,6 +14,7 @@
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { fallingBody } from "../support/models";
+import { callNode as call } from "../support/node-call";
 import { type ServerProcess, spawnServer } from "../support/process";
 import { type RedisServer, startRedis } from "../support/redis";
 import { waitFor } from "../support/wait";
@@ -26,28 +27,6 @@ const TAKEOVER_MS = 60_000;
 
 let redis: RedisServer;
 const nodes: ServerProcess[] = [];
-
-interface Answer {
-  status: number;
-  node: string | null;
-  // biome-ignore lint/suspicious/noExplicitAny: JSON answers read by the test
-  body: any;
-}
-
-async function call(base: string, method: string, path: string, body?: unknown): Promise<Answer> {
-  const r = await fetch(`${base}${path}`, {
-    signal: AbortSignal.timeout(30_000),
-    method,
-    headers: body === undefined ? {} : { "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await r.text();
-  return {
-    status: r.status,
-    node: r.headers.get("x-moreau-node"),
-    body: text && r.headers.get("content-type")?.includes("json") ? JSON.parse(text) : null,
-  };
-}
 
 beforeAll(async () => {
   redis = await startRedis();

@@ -22,6 +22,7 @@ import WebSocket from "ws";
 import { clothModel } from "../../bench/scenes";
 import { EXAMPLES_DIR } from "../support/examples";
 import { sample } from "../support/metrics";
+import { callNode as call } from "../support/node-call";
 import { type ServerProcess, spawnServer } from "../support/process";
 import { type RedisServer, startRedis } from "../support/redis";
 import { startServer, type TestServer } from "../support/server";
@@ -56,34 +57,6 @@ const model = JSON.parse(readFileSync(join(EXAMPLES_DIR, "double-pendulum.json")
 let redis: RedisServer;
 let nodes: ServerProcess[] = [];
 let single: TestServer;
-
-interface Answer {
-  status: number;
-  node: string | null;
-  // biome-ignore lint/suspicious/noExplicitAny: answers of any shape, read by the test
-  body: any;
-}
-
-async function call(
-  base: string,
-  method: string,
-  path: string,
-  body?: unknown,
-  timeoutMs = 30_000,
-): Promise<Answer> {
-  const r = await fetch(`${base}${path}`, {
-    signal: AbortSignal.timeout(timeoutMs),
-    method,
-    headers: body === undefined ? {} : { "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await r.text();
-  return {
-    status: r.status,
-    node: r.headers.get("x-moreau-node"),
-    body: text && r.headers.get("content-type")?.includes("json") ? JSON.parse(text) : null,
-  };
-}
 
 /** `call` with a short time limit, null when it passes or fails (a node frozen meanwhile). */
 const probe = (base: string, path: string) =>
