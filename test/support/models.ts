@@ -1152,3 +1152,73 @@ export function femBlockOverFloor(o: {
     solver: { dt: o.dt, integrator: "moreau-jean" },
   } as ModelInput;
 }
+
+/** The hinged bob's dimensions: hinge height H over the floor z = 0, arm L, radius R (m), the
+ * sphere's principal inertia I (kg·m²); its mass 1 kg. */
+export const HINGED_BOB = { H: 0.59, L: 0.5, R: 0.1, I: 0.004 } as const;
+
+/**
+ * A 1 kg sphere ("bob", HINGED_BOB) on an arm of length L from a hinge about y at (0, 0, H),
+ * its lowest point `dz` over the floor z = 0 (the contact point x_c = √(L² − (H − R − dz)²)
+ * from the hinge axis), turning at ω₀ = `rate` rad/s about the hinge (up for ω₀ > 0: ω =
+ * (0, −ω₀, 0), v = ω × (x_c, 0, R + dz − H)), its position servo ("servo", k_p `kp`, k_d 0)
+ * commanding 0.1 rad (into the floor). The floor itself is the caller's.
+ */
+export function hingedBob(
+  dz: number,
+  kp: number,
+  rate = 0,
+): { bodies: BodyIn[]; joints: JointIn[]; actuators: ActuatorIn[] } {
+  const { H, L, R, I } = HINGED_BOB;
+  const zc = R + dz;
+  const xc = Math.sqrt(L * L - (H - zc) ** 2);
+  return {
+    bodies: [
+      {
+        id: "bob",
+        mass: 1,
+        inertia: [I, I, I],
+        position: [xc, 0, zc],
+        ...(rate === 0
+          ? {}
+          : { angularVelocity: [0, -rate, 0], velocity: [-rate * (zc - H), 0, rate * xc] }),
+        shapes: [{ type: "sphere", radius: R }],
+      },
+    ],
+    joints: [
+      {
+        id: "hinge",
+        type: "revolute",
+        a: { body: "ground", point: [0, 0, H] },
+        b: { body: "bob", point: [-xc, 0, H - zc] },
+        axis: [0, 1, 0],
+      },
+    ],
+    actuators: [{ id: "servo", joint: "hinge", type: "position", target: 0.1, kp, kd: 0 }],
+  };
+}
+
+/**
+ * A 2 kg rod ("rod", principal inertia (1e-3, 0.06, 0.06) kg·m²) hinged about z at its
+ * centre (5, 0, 2), far from anything, on an undamped position servo ("rodServo", k_p `kp`,
+ * k_d 0) commanding 0.3 rad from rest at 0: it rings at √(k_p / 0.06) rad/s.
+ */
+export function servoRodApart(kp: number): {
+  bodies: BodyIn[];
+  joints: JointIn[];
+  actuators: ActuatorIn[];
+} {
+  return {
+    bodies: [{ id: "rod", mass: 2, position: [5, 0, 2], inertia: [1e-3, 0.06, 0.06] }],
+    joints: [
+      {
+        id: "pin",
+        type: "revolute",
+        a: { body: "ground", point: [5, 0, 2] },
+        b: { body: "rod" },
+        axis: [0, 0, 1],
+      },
+    ],
+    actuators: [{ id: "rodServo", joint: "pin", type: "position", target: 0.3, kp, kd: 0 }],
+  };
+}

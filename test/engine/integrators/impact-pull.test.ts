@@ -10,6 +10,7 @@
 import { describe, expect, it } from "vitest";
 import type { ModelInput } from "../../../schemas/model";
 import { loadModel } from "../../../src/engine/index";
+import { HINGED_BOB, hingedBob, servoRodApart } from "../../support/models";
 
 const g = 9.81;
 
@@ -26,10 +27,7 @@ describe("a hinged bob at rest 1e-5 m over the floor, a servo driving it in", ()
   // Before, the first step ran the bob 1.8e-4 m into the floor (1.0e-4 m with gravity,
   // μ = 0.3, e = ½), which the contact's correction took out over seconds (still 1e-7 m after
   // 10 s; N 1e-6 off the balance), energy.error 9.8e-4 J with friction.
-  const H = 0.59;
-  const L = 0.5;
-  const R = 0.1;
-  const I = 0.004;
+  const { H, L, R, I } = HINGED_BOB;
   const dz = 1e-5;
   const h = 1 / 100;
   // Beside it (`rod`), a rod hinged at its centre far from everything (2 kg, I = 0.06 kg m²
@@ -42,52 +40,18 @@ describe("a hinged bob at rest 1e-5 m over the floor, a servo driving it in", ()
   // against the bob's own servo's 0.36 (λ = √(k_p / I) = 158 /s, JointActuator.fastestRate).
   const ROD_KP = 1e6;
   function bob(gravity: number, e: number, mu: number, rod = false): ModelInput {
-    const zc = R + dz;
-    const xc = Math.sqrt(L * L - (H - zc) ** 2);
-    const model: ModelInput = {
+    const parts = [hingedBob(dz, 100), ...(rod ? [servoRodApart(ROD_KP)] : [])];
+    return {
       gravity: [0, 0, -gravity],
       bodies: [
         { id: "floor", fixed: true, shapes: [{ type: "plane", normal: [0, 0, 1] }] },
-        {
-          id: "bob",
-          mass: 1,
-          inertia: [I, I, I],
-          position: [xc, 0, zc],
-          shapes: [{ type: "sphere", radius: R }],
-        },
+        ...parts.flatMap((p) => p.bodies),
       ],
-      joints: [
-        {
-          id: "hinge",
-          type: "revolute",
-          a: { body: "ground", point: [0, 0, H] },
-          b: { body: "bob", point: [-xc, 0, H - zc] },
-          axis: [0, 1, 0],
-        },
-      ],
-      actuators: [{ id: "servo", joint: "hinge", type: "position", target: 0.1, kp: 100, kd: 0 }],
+      joints: parts.flatMap((p) => p.joints),
+      actuators: parts.flatMap((p) => p.actuators),
       contact: { method: "nsc", restitution: e, friction: mu },
       solver: { integrator: "moreau-jean", dt: h },
     };
-    if (rod) {
-      model.bodies?.push({ id: "rod", mass: 2, position: [5, 0, 2], inertia: [1e-3, 0.06, 0.06] });
-      model.joints?.push({
-        id: "pin",
-        type: "revolute",
-        a: { body: "ground", point: [5, 0, 2] },
-        b: { body: "rod" },
-        axis: [0, 0, 1],
-      });
-      model.actuators?.push({
-        id: "rodServo",
-        joint: "pin",
-        type: "position",
-        target: 0.3,
-        kp: ROD_KP,
-        kd: 0,
-      });
-    }
-    return model;
   }
   for (const rod of [false, true])
     for (const { gravity, e, mu } of [
@@ -301,10 +265,7 @@ describe("a hinged bob on the floor that a stiff servo presses on it, leaving it
   // k_p = 1e3 (a_n = 39.6 m/s², back within 5.0 ms) the servo test took the joints-free
   // rate √(k_p / I) = 500 /s for the servo's √(k_p / I_h) = 63 /s and skipped the return
   // (τ λ 2.5): 1.0e-4 m in the floor, 1.0e-3 J.
-  const H = 0.59;
-  const L = 0.5;
-  const R = 0.1;
-  const I = 0.004;
+  const { H, L, R, I } = HINGED_BOB;
   const h = 1 / 100;
   const xc = Math.sqrt(L * L - (H - R) ** 2);
   const w0 = 1;
@@ -313,31 +274,16 @@ describe("a hinged bob on the floor that a stiff servo presses on it, leaving it
       it(`k_p = ${kp.toExponential(0)}, e = ${e}, 2 s: back on the floor within the first step and never into it, at rest N = τ / x_c + m g`, () => {
         const an = (xc * (kp * 0.1 + g * xc)) / (I + L * L);
         expect((2 * xc * w0) / an).toBeLessThan(h);
+        // ω = (0, −ω₀, 0) about the hinge at (0, 0, H): v = ω × (x_c, 0, R − H)
+        const bob = hingedBob(0, kp, w0);
         const sim = loadModel({
           gravity: [0, 0, -g],
           bodies: [
             { id: "floor", fixed: true, shapes: [{ type: "plane", normal: [0, 0, 1] }] },
-            {
-              id: "bob",
-              mass: 1,
-              inertia: [I, I, I],
-              position: [xc, 0, R],
-              // ω = (0, −ω₀, 0) about the hinge at (0, 0, H): v = ω × (x_c, 0, R − H)
-              angularVelocity: [0, -w0, 0],
-              velocity: [-w0 * (R - H), 0, w0 * xc],
-              shapes: [{ type: "sphere", radius: R }],
-            },
+            ...bob.bodies,
           ],
-          joints: [
-            {
-              id: "hinge",
-              type: "revolute",
-              a: { body: "ground", point: [0, 0, H] },
-              b: { body: "bob", point: [-xc, 0, H - R] },
-              axis: [0, 1, 0],
-            },
-          ],
-          actuators: [{ id: "servo", joint: "hinge", type: "position", target: 0.1, kp, kd: 0 }],
+          joints: bob.joints,
+          actuators: bob.actuators,
           contact: { method: "nsc", restitution: e, friction: 0 },
           solver: { integrator: "moreau-jean", dt: h },
         });

@@ -27,7 +27,7 @@ import { ContactSolveError, NonsmoothContact } from "../../../src/engine/contact
 import { loadModel, loadSnapshot } from "../../../src/engine/index";
 import { importUrdf } from "../../../src/formats/urdf/index";
 import { armUrdf } from "../../formats/urdf/arm";
-import { rodPendulum } from "../../support/models";
+import { hingedBob, rodPendulum, servoRodApart } from "../../support/models";
 import { type OscillatorState, thetaMethodStep } from "../../support/oscillator";
 
 const theta = 0.7;
@@ -499,53 +499,14 @@ describe("Moreau–Jean: a jointed group apart from the step's contacts keeps th
     // unresolved, the last sub-step was booked with the servo's start force kept by an
     // earlier step's keepStiffFor (AccelerationStepper.stiffForceChange): energy.error
     // −95.2 J at step 9, max |energy.error| 1022 J over the 4 s, where alone 1.4e-12 J.
-    const [H, Lb, Rb, Ib, h] = [0.59, 0.5, 0.1, 0.004, 1 / 100];
+    const h = 1 / 100;
     const rodModel = (bob: boolean, drop: number): ModelInput => {
-      const zc = Rb + drop;
-      const xc = Math.sqrt(Lb * Lb - (H - zc) ** 2);
+      const parts = [servoRodApart(1e4), ...(bob ? [hingedBob(drop, 100)] : [])];
       return {
         gravity: [0, 0, -g],
-        bodies: [
-          floor(0),
-          { id: "rod", mass: 2, position: [5, 0, 2], inertia: [1e-3, 0.06, 0.06] },
-          ...(bob
-            ? [
-                {
-                  id: "bob",
-                  mass: 1,
-                  inertia: [Ib, Ib, Ib],
-                  position: [xc, 0, zc],
-                  shapes: [{ type: "sphere", radius: Rb }],
-                },
-              ]
-            : []),
-        ],
-        joints: [
-          {
-            id: "pin",
-            type: "revolute",
-            a: { body: "ground", point: [5, 0, 2] },
-            b: { body: "rod" },
-            axis: [0, 0, 1],
-          },
-          ...(bob
-            ? [
-                {
-                  id: "hinge",
-                  type: "revolute",
-                  a: { body: "ground", point: [0, 0, H] },
-                  b: { body: "bob", point: [-xc, 0, H - zc] },
-                  axis: [0, 1, 0],
-                },
-              ]
-            : []),
-        ],
-        actuators: [
-          { id: "rodServo", joint: "pin", type: "position", target: 0.3, kp: 1e4, kd: 0 },
-          ...(bob
-            ? [{ id: "servo", joint: "hinge", type: "position", target: 0.1, kp: 100, kd: 0 }]
-            : []),
-        ],
+        bodies: [floor(0), ...parts.flatMap((p) => p.bodies)],
+        joints: parts.flatMap((p) => p.joints),
+        actuators: parts.flatMap((p) => p.actuators),
         contact: { method: "nsc", restitution: 0.5, friction: 0.3 },
         solver: { integrator: "moreau-jean", dt: h },
       } as ModelInput;
