@@ -72,15 +72,16 @@ const MASS = 2;
 const HALF = 0.05;
 const TOP = 0.2;
 
-type Shape = "box" | "ball";
+type Shape = "box" | "ball" | "capsule";
 
 function scene(
   shape: Shape,
   method: "nsc" | "smc",
   integrator: string,
-  options: { drop?: number; gravity?: boolean; floor?: boolean } = {},
+  options: { drop?: number; gravity?: boolean; floor?: boolean; cells?: number } = {},
 ) {
-  const { drop = 0, gravity = true, floor = true } = options;
+  const { drop = 0, gravity = true, floor = true, cells = 1 } = options;
+  const s = Math.SQRT1_2;
   return loadModel({
     gravity: [0, 0, gravity ? -G : 0],
     bodies: [
@@ -90,17 +91,21 @@ function scene(
         mass: MASS,
         // off the face's centre (and its diagonal) by a few cm
         position: [0.03, 0.02, TOP + HALF + drop],
+        // a capsule lies along x: its axis (local z) turned onto x
+        ...(shape === "capsule" ? { orientation: [s, 0, s, 0] } : {}),
         shapes: [
           shape === "box"
             ? { type: "box", halfExtents: [HALF, HALF, HALF] }
-            : { type: "sphere", radius: HALF },
+            : shape === "capsule"
+              ? { type: "capsule", radius: HALF, halfLength: 0.5 }
+              : { type: "sphere", radius: HALF },
         ],
       },
     ],
     fem: [
       {
         id: "blk",
-        box: { size: [0.6, 0.6, 0.2], resolution: [1, 1, 1], center: [0, 0, 0.1] },
+        box: { size: [0.6, 0.6, 0.2], resolution: [cells, cells, 1], center: [0, 0, 0.1] },
         density: 500,
         youngModulus: 1e6,
         poissonRatio: 0.3,
@@ -569,35 +574,7 @@ describe("a long capsule on a soft fem block, its ends beyond the block (ringing
       ["smc", "backward-euler"],
     ] as const)
       it(`${cells} × ${cells} cells, ${method} ${integrator}: stays on the face over 4 s and weighs m g`, () => {
-        const s = Math.SQRT1_2;
-        const sim = loadModel({
-          gravity: [0, 0, -G],
-          bodies: [
-            { id: "floor", fixed: true, shapes: [{ type: "plane" }] },
-            {
-              id: "shape",
-              mass: MASS,
-              position: [0.03, 0.02, TOP + HALF],
-              orientation: [s, 0, s, 0],
-              shapes: [{ type: "capsule", radius: HALF, halfLength: 0.5 }],
-            },
-          ],
-          fem: [
-            {
-              id: "blk",
-              box: { size: [0.6, 0.6, 0.2], resolution: [cells, cells, 1], center: [0, 0, 0.1] },
-              density: 500,
-              youngModulus: 1e6,
-              poissonRatio: 0.3,
-              material: "stvk",
-            },
-          ],
-          contact:
-            method === "nsc"
-              ? { method, restitution: 0 }
-              : { method, behavior: { type: "linear", stiffness: 1e5, damping: 100 } },
-          solver: { integrator, dt: 0.005 },
-        } as ModelInput);
+        const sim = scene("capsule", method, integrator, { cells });
         const b = sim.system.index.get("shape") as number;
         let lowest = Number.POSITIVE_INFINITY;
         let force = 0;
