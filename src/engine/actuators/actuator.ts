@@ -418,8 +418,16 @@ export class JointActuator implements ForceEffector {
     clearForces(sys);
     addGeneralizedEffort(sys, this.coordinate, 1);
     getForces(sys, direction);
-    const inverseInertia = jointInverseInertia(direction);
-    return h * Math.max(this.kd * inverseInertia, Math.sqrt(this.kp * inverseInertia)) > 1;
+    return h * this.rateAt(jointInverseInertia(direction)) > 1;
+  }
+
+  /**
+   * λ = max(k_d/Ĩ, √(k_p/Ĩ)) (1/s), the servo's fastest rate along its coordinate where the
+   * inverse inertia there is `inverseInertia` = 1/Ĩ (1/(kg·m²) or 1/kg): its damping's decay
+   * or its stiffness's angular frequency, whichever is faster.
+   */
+  rateAt(inverseInertia: number): number {
+    return Math.max(this.kd * inverseInertia, Math.sqrt(this.kp * inverseInertia));
   }
 
   /**
@@ -431,8 +439,7 @@ export class JointActuator implements ForceEffector {
     const u = this.norms;
     this.coordinate.evaluateJacobian();
     coordinateMassNorms(this.sys, this.coordinate, u);
-    const inverseInertia = u[0] * u[0] + u[1] * u[1] + u[2] * u[2] + u[3] * u[3];
-    return Math.max(this.kd * inverseInertia, Math.sqrt(this.kp * inverseInertia));
+    return this.rateAt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2] + u[3] * u[3]);
   }
 
   addSolveBlocks(m: SparseBlockMatrix): void {

@@ -1205,8 +1205,7 @@ export class ImpactEvents {
         const e = effectors[k];
         if (!(e instanceof JointActuator)) continue;
         // (its rate with the joints held, 1/Ĩ = gᵀ P M⁻¹ g: heldInverseInertia)
-        const inverse = this.heldInverseInertia(t, e.coordinate);
-        const rate = Math.max(e.kd * inverse, Math.sqrt(e.kp * inverse));
+        const rate = e.rateAt(this.heldInverseInertia(t, e.coordinate));
         // (a joint's two ends are of one group; the ground's and a fixed body's none)
         const end = this.dynamic(e.coordinate.bodyA) ? e.coordinate.bodyA : e.coordinate.bodyB;
         if (!this.dynamic(end)) continue;
