@@ -98,6 +98,15 @@ async function sumOf(of: ServerProcess[], name: string): Promise<number> {
   return n;
 }
 
+/** The nodes' log lines that name session `id`, for a failure's message. */
+function logsAbout(of: ServerProcess[], id: string): string {
+  return of
+    .flatMap((p, i) =>
+      p.lines.filter((l) => l.session === id).map((l) => `node ${i}: ${JSON.stringify(l)}`),
+    )
+    .join("\n");
+}
+
 /** Seqs 1…n each once, in order. */
 function expectContiguous(seqs: number[], first = 1): void {
   expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => first + i));
@@ -549,7 +558,7 @@ describe("a cluster of three nodes over Redis", { timeout: 180_000 }, () => {
         TAKEOVER_MS,
         50,
       );
-      expect(taken.body.status).toBe("running");
+      expect(taken.body.status, logsAbout([a, b], target.id)).toBe("running");
     } finally {
       process.kill(pid, "SIGCONT");
     }
