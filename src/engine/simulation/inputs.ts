@@ -37,6 +37,7 @@
 import type { InputSpec } from "../../../schemas/input";
 import type { ModelSpec, TimeFunctionSpec } from "../../../schemas/model";
 import type { JointActuator, ServoGains } from "../actuators/actuator";
+import type { CompliantJointLimit } from "../actuators/joint-limit";
 import type { JointCoordinate } from "../constraints/joint-coordinate";
 import type { PointForceEffector } from "../forces/point-force";
 import { mat3MulVec } from "../math/mat3";
@@ -66,6 +67,8 @@ export class JointBounds {
     private readonly holders: readonly BoundsHolder[],
     /** The joint's coordinate q (rad or m), which the bounds hold. */
     private readonly coordinate: JointCoordinate,
+    /** The compliant law when the model gives its stiffness (a spring, springEnergy), else null. */
+    private readonly spring: CompliantJointLimit | null,
   ) {}
 
   get lower(): number {
@@ -85,9 +88,9 @@ export class JointBounds {
    * Whether bounds moved to (lower, upper) change the limit's law at the current state: q
    * strictly past a bound that moves, its value in effect or the new one (q < lower,
    * q > upper, where both treatments push: joint-limit.ts, limit-problem.ts). Then the
-   * joint is projected onto a new bound it is past (Simulation.ontoBounds), or under a
-   * compliant law that is not rigid its ½ k δ² appears, changes or goes at once: a start
-   * for the joint. A joint inside both the old and the new bounds feels neither (no force,
+   * joint is projected onto a new bound it is past (Simulation.ontoBounds: a start for the
+   * joint), or under a spring limit (springEnergy) its ½ k δ² appears, changes or goes at
+   * once, the input's work (applyInput books it). A joint inside both the old and the new bounds feels neither (no force,
    * no potential, no projection): nothing of its state or of the integrators' memories
    * (the forces they carry) changes.
    */
@@ -99,6 +102,18 @@ export class JointBounds {
       (lower !== this.lower && (v < lower || v < this.lower)) ||
       (upper !== this.upper && (v > upper || v > this.upper))
     );
+  }
+
+  /**
+   * ½ k δ² (J) of a spring limit (the model gives its stiffness) whose compliant law is in
+   * effect (newmark, generalized-alpha, articulated), δ the depth past the bound at the
+   * current state; null otherwise: a rigid bound (the default stiffness, its
+   * regularization) or the nonsmooth treatment, which a start moves the joint onto
+   * (Simulation.ontoBounds).
+   */
+  springEnergy(): number | null {
+    const s = this.spring;
+    return s?.enabled ? s.potentialEnergy() : null;
   }
 
   set(lower: number, upper: number): void {
@@ -124,6 +139,12 @@ export interface InputTargets {
   jointStates: JointStates;
   /** After a `gains` input changed whether a servo has Jacobians: the solver re-reads them. */
   effectorsChanged: () => void;
+  /**
+   * Energy (J) an input put into the model at the boundary without moving it (a spring
+   * limit's bound moved: the change of its ½ k δ²), booked as work done by the input
+   * (StepMonitor.addInputWork: energy.dissipated lowered by it, energy.error unchanged).
+   */
+  inputWork: (work: number) => void;
 }
 
 export interface InputIssue {
@@ -621,8 +642,9 @@ const IMPULSE_SCRATCH = new Float64Array(3);
  * (Simulation.settleInputs):
  *   "state"   positions or velocities (a start: the integrator's memory, the energy
  *             reference re-taken, the joints' turn counts)
- *   "forces"  the applied forces at the state (a command, gains, a load: the forces the
- *             integrator carries from the last step and the step's work at its start)
+ *   "forces"  the applied forces at the state (a command, gains, a load, a spring limit's
+ *             bound moved where the joint is past it: the forces the integrator carries from
+ *             the last step and the step's work at its start)
  *   "none"    nothing the dynamics read (a zero impulse; bounds moved where the joint is
  *             inside both the old and the new ones): the run goes on as without it, bit for
  *             bit, its energy balance too.
@@ -655,8 +677,16 @@ export function applyInput(input: InputSpec, t: InputTargets): InputEffect {
       // limits input was a start, and a servo rod swinging well inside its bounds lost its
       // energy.error and dissipated (back to 0) at each one
       const reached = bounds.reaches(input.lower, input.upper);
+      const before = reached ? bounds.springEnergy() : null;
       bounds.set(input.lower, input.upper);
-      return reached ? "state" : "none";
+      if (!reached) return "none";
+      if (before === null) return "state";
+      // a spring limit's: the joint stays where it is (ontoBounds leaves a spring's depth as
+      // the model's energy), its push k δ and ½ k δ² change at once, as a load's force would:
+      // the change ½ k (δ₁² − δ₀²) is the input's work, booked (until 2026-12-07 a start,
+      // which re-took the energy reference: energy.error and dissipated back to 0)
+      t.inputWork((bounds.springEnergy() as number) - before);
+      return "forces";
     }
     case "bodyState": {
       const b = sys.index.get(input.id) as number;

@@ -21,7 +21,8 @@
  *    and under newmark and generalized-alpha the kinetic energy a new memory's start
  *    changes (the velocities projected onto the joints' and motors' constraints:
  *    AccelerationStepper.consistentStart) (exact parts of the kinetic energy's change:
- *    AccelerationStepper.removedEnergy);
+ *    AccelerationStepper.removedEnergy), and minus the energy an input puts in at a step
+ *    boundary without moving the state (a spring limit's bound moved: addInputWork);
  *    `energy.error` (J): the total energy plus energy.dissipated minus the reference, which
  *    is the integrator's (and the projections') own error on the conservative forces, the
  *    trapezoids' included (O(h²) like the schemes).
@@ -96,6 +97,15 @@ export class StepMonitor {
    */
   addStepWork(work: number): void {
     this.values.energyDissipated += work;
+  }
+
+  /**
+   * Books `work` (J) an input put into the model at a step boundary without moving the
+   * state (a spring limit's bound moved past its joint: the change of ½ k δ²) as work done
+   * on it, as a drive's: energy.dissipated −= work, so energy.error stays the scheme's.
+   */
+  addInputWork(work: number): void {
+    this.values.energyDissipated -= work;
   }
 
   /**

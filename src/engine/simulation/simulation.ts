@@ -401,7 +401,8 @@ export class Simulation {
       const compliant = parts.actuation.limits.find((c) => c.coordinate === l.coordinate);
       const holders = compliant ? [l, compliant] : [l];
       const joint = l.coordinate.joint;
-      bounds.set(joint, new JointBounds(joint, l.lower, l.upper, holders, l.coordinate));
+      const spring = compliant?.spring ? compliant : null;
+      bounds.set(joint, new JointBounds(joint, l.lower, l.upper, holders, l.coordinate, spring));
     }
     this.targets = {
       system: this.system,
@@ -414,6 +415,7 @@ export class Simulation {
         this.model.actuators.map((a) => [a.id, a.type === "torque" ? a.effort : a.target]),
       ),
       effectorsChanged: () => this.stepper.effectorsChanged(),
+      inputWork: (work) => this.monitor.addInputWork(work),
       jointStates: new JointStates(this.model, this.system, parts.actuation.coordinates),
     };
     this.sensors = new SensorSet(this.model.sensors, {
