@@ -634,6 +634,25 @@ function angularChange(
   mat3MulVec(out, 0, sys.inertiaWorldInv, 9 * b, L, 0);
 }
 
+/**
+ * Whether each value a bodyState input gives equals body b's in place (the orientation as
+ * stored, before the normalization a write makes).
+ */
+function inPlace(
+  input: Extract<InputSpec, { type: "bodyState" }>,
+  sys: BodySystem,
+  b: number,
+): boolean {
+  const same = (v: readonly number[] | undefined, held: Float64Array, o: number) =>
+    v === undefined || v.every((x, k) => x === held[o + k]);
+  return (
+    same(input.position, sys.pos, 3 * b) &&
+    same(input.orientation, sys.quat, 4 * b) &&
+    same(input.velocity, sys.vel, 3 * b) &&
+    same(input.angularVelocity, sys.omega, 3 * b)
+  );
+}
+
 /** angularChange's moment (an input is applied or checked at a time: no per-call array). */
 const IMPULSE_SCRATCH = new Float64Array(3);
 
@@ -645,9 +664,9 @@ const IMPULSE_SCRATCH = new Float64Array(3);
  *   "forces"  the applied forces at the state (a command, gains, a load, a spring limit's
  *             bound moved where the joint is past it: the forces the integrator carries from
  *             the last step and the step's work at its start)
- *   "none"    nothing the dynamics read (a zero impulse; bounds moved where the joint is
- *             inside both the old and the new ones): the run goes on as without it, bit for
- *             bit, its energy balance too.
+ *   "none"    nothing the dynamics read (a zero impulse; a bodyState of the values in
+ *             place; bounds moved where the joint is inside both the old and the new ones):
+ *             the run goes on as without it, bit for bit, its energy balance too.
  */
 export type InputEffect = "state" | "forces" | "none";
 
@@ -690,6 +709,10 @@ export function applyInput(input: InputSpec, t: InputTargets): InputEffect {
     }
     case "bodyState": {
       const b = sys.index.get(input.id) as number;
+      // the values in place (a client writing back the State it read): nothing changes, so
+      // no start (until 2026-12-07 one, the energy reference re-taken: a servo rod's
+      // energy.dissipated, −0.67 J at 0.2 s, back to 0)
+      if (inPlace(input, sys, b)) return "none";
       if (input.position) sys.pos.set(input.position, 3 * b);
       if (input.orientation) {
         sys.quat.set(input.orientation, 4 * b);

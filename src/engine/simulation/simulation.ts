@@ -810,8 +810,14 @@ export class Simulation {
         // not a jointState: it sets its joint within its bounds and leaves the other joints'
         // coordinates as the dynamics left them (ontoBounds moved a joint resting δ = τ/k
         // into its compliant bound onto it, the chain with it: the joint set 9.3e-5 rad off);
-        // nor bounds that do not reach their joint (JointBounds.reaches)
-        if (input.type === "bodyState" && (!!input.position || !!input.orientation)) placed = "all";
+        // nor bounds that do not reach their joint (JointBounds.reaches), nor a bodyState of
+        // the values in place (applyInput: "none")
+        if (
+          input.type === "bodyState" &&
+          effect === "state" &&
+          (!!input.position || !!input.orientation)
+        )
+          placed = "all";
         else if (input.type === "limits" && effect === "state" && placed !== "all")
           placed = new Set([...(placed ?? []), input.id]);
       } else {

@@ -11,8 +11,8 @@
  * as work (step-work.ts) and the total energy is the rod's ½ I q̇² alone, so
  * energy.dissipated = −½ I q̇(t)² (energy.error the scheme's own): checked against the
  * closed form of q̇(t).
- * - limits inputs that keep the joint inside ([−0.8, 0.9], then the model's [−1, 1] back)
- *   and a zero impulse change nothing: the run is bit for bit the run without them, its
+ * - limits inputs that keep the joint inside ([−0.8, 0.9], then the model's [−1, 1] back),
+ *   a zero impulse and a bodyState writing back the values in place change nothing: the run is bit for bit the run without them, its
  *   energy.error and energy.dissipated included (until 2026-12-07 each re-took the
  *   reference: dissipated and error back to 0 there, the rod's whole record lost);
  * - a limits input whose bound passes the joint is a start for it (onto the bound, the
@@ -24,7 +24,7 @@
 import { describe, expect, it } from "vitest";
 import { Input, type InputIn } from "../../../schemas/input";
 import { SolverSettings } from "../../../schemas/model";
-import { loadModel } from "../../../src/engine/index";
+import { loadModel, type Simulation } from "../../../src/engine/index";
 import { rodPendulum } from "../../support/models";
 
 const M = 1;
@@ -62,12 +62,20 @@ function exactRate(t: number): number {
   return ((TARGET * wn * wn) / wd) * Math.exp(-zeta * wn * t) * Math.sin(wd * t);
 }
 
-/** Per step: q, q̇, energy.error, energy.dissipated. */
-function run(integrator: string, scheduled: [number, InputIn[]][]): Float64Array {
+/**
+ * Per step: q, q̇, energy.error, energy.dissipated; `before(sim, i)` is called at each
+ * boundary i before its step.
+ */
+function run(
+  integrator: string,
+  scheduled: [number, InputIn[]][],
+  before?: (sim: Simulation, i: number) => void,
+): Float64Array {
   const sim = servoRod(integrator);
   for (const [step, list] of scheduled) sim.schedule(inputs(list), step);
   const out = new Float64Array(4 * STEPS);
   for (let i = 0; i < STEPS; i++) {
+    before?.(sim, i);
     sim.step(1);
     const s = sim.state();
     out[4 * i] = s.joints[0].coordinates[0];
@@ -124,6 +132,26 @@ describe("inputs that change no state leave the energy balance running", () => {
         [1500, [{ type: "impulse", id: "rod", impulse: [0, 0, 0], point: [0.5, 0, 0] }]],
       ]);
       expect(firstDifference(plain, kicked), integrator).toBeNull();
+    }
+  });
+
+  it("a bodyState writing back the values in place (a client returning the State it read): bit for bit the run without it (every integrator)", () => {
+    for (const integrator of INTEGRATORS) {
+      const plain = run(integrator, []);
+      // mid-swing (q ≈ 0.2 rad at ≈ 1.6 rad/s at 0.2 s; 3 s: the 5th swing), the rod's
+      // whole state, then its pose alone and its velocities alone
+      const written = run(integrator, [], (sim, i) => {
+        if (i !== 100 && i !== 1500 && i !== 3000) return;
+        const { id, position, orientation, velocity, angularVelocity } = sim.state().bodies[0];
+        const fields =
+          i === 100
+            ? { position, orientation, velocity, angularVelocity }
+            : i === 1500
+              ? { position, orientation }
+              : { velocity, angularVelocity };
+        sim.schedule(inputs([{ type: "bodyState", id, ...fields }]));
+      });
+      expect(firstDifference(plain, written), integrator).toBeNull();
     }
   });
 
