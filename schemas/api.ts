@@ -45,12 +45,22 @@ export const Session = z
       .meta({ description: "simulated time (s); refreshed at least every 100 ms while running" }),
     step: z.number().int(),
     dt: z.number().meta({ description: "current step size (s)" }),
-    counts: z.object({
-      bodies: z.number().int(),
-      forces: z.number().int(),
-      joints: z.number().int(),
-      motors: z.number().int(),
-    }),
+    counts: z
+      .object({
+        bodies: z.number().int(),
+        forces: z.number().int(),
+        joints: z.number().int(),
+        motors: z.number().int(),
+        actuators: z.number().int(),
+        sensors: z.number().int().meta({
+          description:
+            "the model's sensors (State.observation concatenates their values, some sensors give several)",
+        }),
+      })
+      .meta({
+        description:
+          "how many of each the session's model lists: bodies, forces, joints, motors, actuators and sensors (until 2026-12-07 actuators and sensors were not counted)",
+      }),
     message: z.string().nullable().meta({
       description:
         "why the session is diverged or in error, or what it waits for while `restoring`; else, after a worker loss rebuilt it, what that cost (restored from its checkpoint at step N, the steps after it lost) until a reset; else null",

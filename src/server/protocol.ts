@@ -8,8 +8,9 @@
  * every subscriber without being decoded. Small control data (status, time, step) travels
  * as plain structured-clone objects.
  */
-import type { SessionPatch, SessionStatusName, StreamField } from "../../schemas/api";
+import type { SessionOut, SessionPatch, SessionStatusName, StreamField } from "../../schemas/api";
 import type { InputSpec } from "../../schemas/input";
+import type { ModelSpec } from "../../schemas/model";
 import type { AssemblyOptionsIn, StateOut } from "../../schemas/state";
 import type { EncodedScene } from "./frames";
 
@@ -211,7 +212,7 @@ export interface WorkerErrorInfo {
 export interface SessionOrigin {
   /** the session's name: its model's, or the snapshot's session name */
   name: string;
-  counts: { bodies: number; forces: number; joints: number; motors: number };
+  counts: SessionOut["counts"];
   /** the estimated bytes (heap and ArrayBuffers) the session holds on its worker (sessions/memory.ts) */
   memoryBytes: number;
   /** the validated model (defaults written out) as UTF-8 JSON: a lost session without a
@@ -312,6 +313,21 @@ export const PROGRESS_MS = 100;
  * TimeoutOverflowWarning each time (a timer armed again on firing becomes a 1 ms loop).
  */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * The Session view's `counts` of a validated model: what a created session's origin and a
+ * checkpoint waiting for a worker (sessions/records.ts restoringViewOf) report alike.
+ */
+export function modelCounts(model: ModelSpec): SessionOut["counts"] {
+  return {
+    bodies: model.bodies.length,
+    forces: model.forces.length,
+    joints: model.joints.length,
+    motors: model.motors.length,
+    actuators: model.actuators.length,
+    sensors: model.sensors.length,
+  };
+}
 
 export function encodingKey(fields: readonly StreamField[], format: "json" | "msgpack"): string {
   return `${fields.join(",")}|${format}`;

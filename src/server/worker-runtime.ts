@@ -75,6 +75,7 @@ import {
   type InputLogPart,
   logLines,
   MAX_TIMER_MS,
+  modelCounts,
   PROGRESS_MS,
   RECORDING_STATES_MAX_BYTES,
   type SessionSnapshot,
@@ -606,12 +607,7 @@ export class WorkerRuntime {
       state: this.stateBytes(s),
       origin: {
         name,
-        counts: {
-          bodies: model.bodies.length,
-          forces: model.forces.length,
-          joints: model.joints.length,
-          motors: model.motors.length,
-        },
+        counts: modelCounts(model),
         memoryBytes: s.memoryBytes,
         model: utf8.encode(JSON.stringify(model)),
       },

@@ -170,7 +170,14 @@ describe("model bodies are parsed and validated in a worker", () => {
       expect([r.status, r.body.details]).toEqual([413, { bodies: 11, limit: 10 }]);
       r = await post(JSON.stringify({ model: fallingBody() }));
       expect(r.status).toBe(201);
-      expect(r.body.counts).toEqual({ bodies: 1, forces: 0, joints: 0, motors: 0 });
+      expect(r.body.counts).toEqual({
+        bodies: 1,
+        forces: 0,
+        joints: 0,
+        motors: 0,
+        actuators: 0,
+        sensors: 0,
+      });
     } finally {
       await t.close();
     }

@@ -9,7 +9,12 @@ import { describe, expect, it } from "vitest";
 import { ErrorBody, RunAccepted, Session, SessionList } from "../../schemas/api";
 import { State } from "../../schemas/state";
 import { FrameClient } from "../support/frames";
-import { fallingBody, springParticle, springParticleRecurrence } from "../support/models";
+import {
+  fallingBody,
+  rodPendulum,
+  springParticle,
+  springParticleRecurrence,
+} from "../support/models";
 import { startApp, startServer, useServer } from "../support/server";
 import { sleep, waitFor } from "../support/wait";
 import { createSession, G, getState, step } from "./helpers";
@@ -39,7 +44,7 @@ describe("POST /v1/sessions", () => {
       time: 0,
       step: 0,
       dt: 0.005,
-      counts: { bodies: 1, forces: 0, joints: 0, motors: 0 },
+      counts: { bodies: 1, forces: 0, joints: 0, motors: 0, actuators: 0, sensors: 0 },
       message: null,
       run: null,
       subscribers: 0,
@@ -271,6 +276,42 @@ describe("reading sessions", () => {
     expectError(await api().get("/v1/sessions/nope/state"), 404, "not_found");
     await api().delete(`/v1/sessions/${a}`).expect(204);
     await api().delete(`/v1/sessions/${b}`).expect(204);
+  });
+
+  it("counts the model's actuators and sensors with its bodies, forces, joints and motors (the created, listed and read Session alike)", async () => {
+    // a hinged rod with a position servo, a torque actuator on the same pin and three
+    // sensors, one of them three-valued: 3 sensors, 5 observation values (until 2026-12-07
+    // counts had no actuators nor sensors)
+    const model = {
+      ...rodPendulum({
+        mass: 1,
+        length: 1,
+        axis: [0, 1, 0],
+        servo: { type: "position", target: 0.2, kp: 10, kd: 1 },
+        solver: { integrator: "moreau-jean", dt: 0.005 },
+      }),
+      sensors: [
+        { id: "t", type: "time" },
+        { id: "q", type: "jointPosition", joint: "pin" },
+        { id: "x", type: "bodyPosition", body: "rod" },
+      ],
+    };
+    model.actuators = [
+      ...(model.actuators ?? []),
+      { id: "push", joint: "pin", type: "torque", effort: 0.1 },
+    ];
+    const counts = { bodies: 1, forces: 0, joints: 1, motors: 0, actuators: 2, sensors: 3 };
+    const created = await api().post("/v1/sessions").send({ model }).expect(201);
+    const id = Session.parse(created.body).id;
+    expect(created.body.counts).toEqual(counts);
+    expect(Session.parse((await api().get(`/v1/sessions/${id}`).expect(200)).body).counts).toEqual(
+      counts,
+    );
+    const list = SessionList.parse((await api().get("/v1/sessions").expect(200)).body);
+    expect(list.sessions.find((s) => s.id === id)?.counts).toEqual(counts);
+    const state = State.parse((await api().get(`/v1/sessions/${id}/state`).expect(200)).body);
+    expect(state.observation).toHaveLength(5);
+    await api().delete(`/v1/sessions/${id}`).expect(204);
   });
 
   it("GET /state is the model's initial state at t = 0", async () => {

@@ -12,12 +12,13 @@
 import type { SessionOut, SessionStatusName } from "../../../schemas/api";
 import type { Checkpoint, RunAt } from "../cluster/ports";
 import { ApiError, conflict, notFound } from "../errors";
-import type {
-  InputLogAt,
-  InputLogPart,
-  SceneInfo,
-  SessionSnapshot,
-  WorkerRequestBody,
+import {
+  type InputLogAt,
+  type InputLogPart,
+  modelCounts,
+  type SceneInfo,
+  type SessionSnapshot,
+  type WorkerRequestBody,
 } from "../protocol";
 import { lightestWithRoom, RECORDED_INPUT_BYTES } from "./memory";
 
@@ -206,12 +207,7 @@ export function restoringViewOf(cp: Checkpoint, since: number): SessionOut {
     time: simulation.time,
     step: simulation.step,
     dt: simulation.parameters.solver.dt,
-    counts: {
-      bodies: model.bodies.length,
-      forces: model.forces.length,
-      joints: model.joints.length,
-      motors: model.motors.length,
-    },
+    counts: modelCounts(model),
     message: null,
     rebuilding: false,
     run: null,
