@@ -407,7 +407,13 @@ export class ClusterNode implements ClusterHooks {
         await new Promise((r) => setTimeout(r, 100));
         continue;
       }
-      if (holder && holder.node === this.id && this.sessions.local(id)) return;
+      if (holder && holder.node === this.id && this.sessions.local(id)) {
+        // taken over here meanwhile (a scan, another request): served once its run is
+        // resumed, as above
+        const adopting = this.adopting.get(id);
+        if (!adopting || (await adopting)) return;
+        continue;
+      }
       const entry = await this.directoryCall(() => this.ports.directory.entry(id));
       if (!entry) {
         // Redis came back lately (restarted, perhaps without its data): each node enters its
