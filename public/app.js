@@ -495,7 +495,8 @@ function showSession(s) {
   $("info-dt").textContent = `${s.dt} s`;
   const c = s.counts;
   $("info-counts").textContent =
-    `${c.bodies} (${c.forces} forces, ${c.joints} joints, ${c.motors} motors)`;
+    `${c.bodies} (${c.forces} forces, ${c.joints} joints, ${c.motors} motors, ` +
+    `${c.actuators} actuators, ${c.sensors} sensors)`;
   if (s.run?.realtimeFactor != null && document.activeElement !== ui.rtf)
     ui.rtf.value = String(s.run.realtimeFactor);
   updateButtons();

@@ -86,6 +86,10 @@ describe("dashboard run-time control", () => {
     );
     const id = await dash<string>("d.state.sessionId");
     expect(await page.isVisible("#actuators-section")).toBe(true);
+    // the session's counts, its actuator among them (it showed bodies, forces, joints, motors)
+    expect(await page.textContent("#info-counts")).toBe(
+      "2 (0 forces, 1 joints, 0 motors, 1 actuators, 0 sensors)",
+    );
     const slider = page.locator('#actuators .actuator[data-id="servo"] input[type=range]');
     expect(await slider.getAttribute("min")).toBe(String(-Math.PI));
     expect(await slider.getAttribute("max")).toBe(String(Math.PI));
