@@ -31,7 +31,13 @@ import type { WorkerAnswer, WorkerPool } from "../worker-pool";
 import type { Admission } from "./admission";
 import type { Checkpoints } from "./checkpoints";
 import { lightestWithRoom, type NoRoomDetails, noRoom } from "./memory";
-import { restoringViewOf, type SessionRecord, type SessionTable, withRecord } from "./records";
+import {
+  inTurn,
+  restoringViewOf,
+  type SessionRecord,
+  type SessionTable,
+  withRecord,
+} from "./records";
 import type { WorkerCalls } from "./worker-calls";
 
 /** Where a new session comes from. */
@@ -144,6 +150,8 @@ export class SessionLifecycle {
         owner,
         epoch: 0,
         resumeRun: null,
+        turn: Promise.resolve(),
+        commandsQueued: 0,
         memory: null,
         lastCheckpointStep: a.session.step,
         lastCheckpointStatus: a.session.status,
@@ -275,7 +283,10 @@ export class SessionLifecycle {
         this.table.awaitingRestore.delete(cp.id);
         restored++;
         const run = cp.run;
-        if (run) await withRecord(rec, () => this.resume(rec, run));
+        // in the session's first turn (taken before any request can reach it): a command
+        // received meanwhile (the server listens when a worker's start restores it late)
+        // takes effect once the run is resumed
+        if (run) await inTurn(rec, () => withRecord(rec, () => this.resume(rec, run)));
       } catch (err) {
         if (err instanceof ApiError && err.code === "worker_unavailable") {
           const worker = (err.details as { worker?: number } | undefined)?.worker ?? 0;
