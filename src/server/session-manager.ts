@@ -186,7 +186,7 @@ export class SessionManager {
       this.calls,
       this.checkpoints,
       cluster,
-      (rec, run) => this.recovery.resume(rec, run),
+      (rec, run) => this.recovery.resumeRestored(rec, run),
     );
     this.recovery = new Recovery(
       config,
@@ -398,6 +398,8 @@ export class SessionManager {
             issues: [{ path: ["until"], message: "must be after the current time" }],
           },
         );
+      // a client's run: a restart that resumes it is its first (recovery.ts resumeRestored)
+      rec.runResumedAt = null;
       // the run is acknowledged once a checkpoint holding it is kept: of the session at the
       // step the run starts from, with the run (`resumeRun`: the cluster's store and the file
       // keep it), which a node taking the session over or a restart resumes. Taken before the

@@ -8,7 +8,9 @@
  * at once unless it was restored from its checkpoint (with a store, before `open` returns:
  * a creation is answered once it is kept). `restoreAll`: on start, every checkpoint of
  * DATA_DIR is opened again (same id, owner and creation time) and the run it holds resumed
- * (persistence.ts keeps it: a run's 202 waits for it), as a worker loss's rebuild does.
+ * (persistence.ts keeps it: a run's 202 waits for it), as a worker loss's rebuild does, with
+ * the same guard (recovery.ts resumeRestored: not when the process died within a minute of
+ * the restart that resumed it).
  *
  * In a cluster (REDIS_URL) a new session is admitted in the cluster's registry first (the
  * quotas over every node), and once open it takes its lease (cluster/node.ts) before its
@@ -63,7 +65,7 @@ export class SessionLifecycle {
     private readonly calls: WorkerCalls,
     private readonly checkpoints: Checkpoints,
     private readonly cluster: () => ClusterHooks | null,
-    /** resumes the run a restored session's checkpoint holds (recovery.ts `resume`) */
+    /** resumes the run a restored session's checkpoint holds (recovery.ts `resumeRestored`) */
     private readonly resume: (rec: SessionRecord, run: RunAt) => Promise<void>,
   ) {}
 
@@ -150,6 +152,7 @@ export class SessionLifecycle {
         owner,
         epoch: 0,
         resumeRun: null,
+        runResumedAt: null,
         turn: Promise.resolve(),
         commandsQueued: 0,
         memory: null,

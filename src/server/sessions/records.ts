@@ -109,6 +109,13 @@ export interface SessionRecord {
    */
   resumeRun: RunAt | null;
   /**
+   * Date.now() when a restart resumed the run it is in (recovery.ts resumeRestored): kept
+   * with that run in its checkpoints (RunAt.resumedAt), so that a process dying again within
+   * LOSS_WINDOW_MS of it restarts with the session paused; null once a client starts a run,
+   * and for a shutdown's checkpoint (the process did not die)
+   */
+  runResumedAt: number | null;
+  /**
    * the turn of the last command received (inTurn): settled once it has taken effect, when
    * the next may begin — so a session's commands take effect in the order they were received
    */
