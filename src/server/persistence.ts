@@ -1,8 +1,10 @@
 /**
  * Session checkpoints in DATA_DIR/sessions/<id>.json, each file
- *   { "owner": <key id> | null, "run"?: { realtimeFactor, until },
+ *   { "owner": <key id> | null, "run"?: { realtimeFactor, until, resumedAt? },
  *     "snapshot": <session document, schemas/api.ts Snapshot> }
- * — `run`: the run the session was in (a restart resumes it: sessions/lifecycle.ts).
+ * — `run`: the run the session was in (a restart resumes it: sessions/lifecycle.ts), with
+ * when a restart resumed it (ms since the epoch; a restart within a minute of that leaves it
+ * paused: sessions/recovery.ts resumeRestored).
  *
  * Nothing is ever written half: a checkpoint is written to a temporary file beside its
  * target (<id>.json.<pid>.<n>.tmp), flushed to disk (fsync) and renamed over the target,
@@ -66,6 +68,7 @@ const CheckpointFile = z.strictObject({
     .strictObject({
       realtimeFactor: z.number().positive().nullable(),
       until: z.number().nullable(),
+      resumedAt: z.number().int().nonnegative().optional(),
     })
     .optional(),
   snapshot: Snapshot,
@@ -134,7 +137,8 @@ export function checkpointBytes(
 /**
  * checkpointBytes in three parts, the document itself the second (not copied); `log`: the
  * input log the checkpoint names (`"log":{id,count}` before the snapshot); `run`: the run
- * the session was in (`"run":{realtimeFactor,until}`; the cluster stores keep it apart).
+ * the session was in (`"run":{realtimeFactor,until,resumedAt?}`; the cluster stores keep it
+ * apart).
  */
 export function checkpointParts(
   owner: string | null,
@@ -143,9 +147,8 @@ export function checkpointParts(
   run: RunAt | null = null,
 ): Uint8Array[] {
   const named = log ? `"log":${JSON.stringify({ id: log.id, count: log.count })},` : "";
-  const running = run
-    ? `"run":${JSON.stringify({ realtimeFactor: run.realtimeFactor, until: run.until })},`
-    : "";
+  const { realtimeFactor, until, resumedAt } = run ?? {};
+  const running = run ? `"run":${JSON.stringify({ realtimeFactor, until, resumedAt })},` : "";
   return [
     Buffer.from(`{"owner":${JSON.stringify(owner)},${named}${running}"snapshot":`),
     snapshot,

@@ -20,6 +20,11 @@
  *   assembly        ready | paused | diverged
  *   state, reset, delete, stream   any status
  *
+ * Order: a session's commands (step, run, pause, reset, PATCH, inputs, assembly) take effect
+ * in the order they were received, each in its turn (records.ts inTurn) — a run's lasts
+ * until it has started, its checkpoint included; a DELETE does not wait for its turn (the
+ * commands behind it answer 404).
+ *
  * Ownership (API keys, src/server/auth.ts): every method takes the requester's key id
  * (`owner`, null without keys); a session of another key is answered 404 as if it did not
  * exist, and each key may own MAX_SESSIONS_PER_KEY sessions.
@@ -53,6 +58,7 @@ import { IdleSweeper } from "./sessions/idle";
 import { SessionLifecycle } from "./sessions/lifecycle";
 import { workerBudgetBytes } from "./sessions/memory";
 import {
+  inTurn,
   requireStatus,
   type SessionRecord,
   SessionTable,
@@ -180,7 +186,7 @@ export class SessionManager {
       this.calls,
       this.checkpoints,
       cluster,
-      (rec, run) => this.recovery.resume(rec, run),
+      (rec, run) => this.recovery.resumeRestored(rec, run),
     );
     this.recovery = new Recovery(
       config,
@@ -329,37 +335,45 @@ export class SessionManager {
   }
 
   async step(id: string, body: StepRequest, owner: string | null = null): Promise<Uint8Array> {
-    const rec = await this.table.live(id, owner);
-    requireStatus(rec, ["ready", "paused"], "it cannot step");
-    const steps = body.steps ?? Math.max(1, Math.ceil((body.duration ?? 0) / rec.dt - 1e-9));
-    if (steps > this.config.maxStepsPerRequest)
-      throw new ApiError(
-        "invalid_request",
-        `${steps} steps exceed the limit of ${this.config.maxStepsPerRequest} per request (MAX_STEPS_PER_REQUEST)`,
-        {
-          part: "body",
-          issues: [
+    const rec = this.table.touch(id, owner);
+    let called = false;
+    let state: Uint8Array;
+    try {
+      state = await this.inTurn(rec, owner, async () => {
+        requireStatus(rec, ["ready", "paused"], "it cannot step");
+        const steps = body.steps ?? Math.max(1, Math.ceil((body.duration ?? 0) / rec.dt - 1e-9));
+        if (steps > this.config.maxStepsPerRequest)
+          throw new ApiError(
+            "invalid_request",
+            `${steps} steps exceed the limit of ${this.config.maxStepsPerRequest} per request (MAX_STEPS_PER_REQUEST)`,
             {
-              path: [body.steps !== undefined ? "steps" : "duration"],
-              message: `at most ${this.config.maxStepsPerRequest} steps per request`,
+              part: "body",
+              issues: [
+                {
+                  path: [body.steps !== undefined ? "steps" : "duration"],
+                  message: `at most ${this.config.maxStepsPerRequest} steps per request`,
+                },
+              ],
             },
-          ],
-        },
-      );
-    const state = await withRecord(rec, async () => {
-      try {
-        const a = await this.calls.call(rec, rec.worker, {
-          kind: "step",
-          sessionId: id,
-          steps,
-          limitMs: this.config.requestTimeoutMs,
-        });
-        return this.calls.stateOf(rec, a);
-      } finally {
-        // an error answer (diverged, timeout) keeps the steps it took too
-        await this.checkpoints.afterSteps(rec);
-      }
-    });
+          );
+        called = true;
+        return withRecord(rec, async () =>
+          this.calls.stateOf(
+            rec,
+            await this.calls.call(rec, rec.worker, {
+              kind: "step",
+              sessionId: id,
+              steps,
+              limitMs: this.config.requestTimeoutMs,
+            }),
+          ),
+        );
+      });
+    } finally {
+      // an error answer (diverged, timeout) keeps the steps it took too (the next command
+      // does not wait for this write)
+      if (called) await this.checkpoints.afterSteps(rec);
+    }
     // after the checkpoint the steps called for: what the store holds now
     return withKeptStep(state, rec.savedStep);
   }
@@ -370,36 +384,49 @@ export class SessionManager {
     until: number | null,
     owner: string | null = null,
   ): Promise<SessionOut> {
-    const rec = await this.table.live(id, owner);
-    requireStatus(rec, ["ready", "paused"], "it cannot run");
-    if (until !== null && until <= rec.time)
-      throw new ApiError(
-        "invalid_request",
-        `until (${until} s) is not after the session's time (${rec.time} s)`,
-        { part: "body", issues: [{ path: ["until"], message: "must be after the current time" }] },
+    const rec = this.table.touch(id, owner);
+    // its start in its turn, checkpoint included: a command received after it (a pause)
+    // takes effect once the run has started
+    await this.inTurn(rec, owner, async () => {
+      requireStatus(rec, ["ready", "paused"], "it cannot run");
+      if (until !== null && until <= rec.time)
+        throw new ApiError(
+          "invalid_request",
+          `until (${until} s) is not after the session's time (${rec.time} s)`,
+          {
+            part: "body",
+            issues: [{ path: ["until"], message: "must be after the current time" }],
+          },
+        );
+      // a client's run: a restart that resumes it is its first (recovery.ts resumeRestored)
+      rec.runResumedAt = null;
+      // the run is acknowledged once a checkpoint holding it is kept: of the session at the
+      // step the run starts from, with the run (`resumeRun`: the cluster's store and the file
+      // keep it), which a node taking the session over or a restart resumes. Taken before the
+      // run starts, so that a run's own checkpoints stay at the exact steps k·K. Without it a
+      // node or process lost after the 202 gave the session back from its checkpoint before
+      // the run, paused: the acknowledged run lost until the run's first K-step checkpoint.
+      rec.resumeRun = { realtimeFactor, until };
+      try {
+        await this.checkpoints.acknowledge(rec);
+      } finally {
+        rec.resumeRun = null;
+      }
+      await withRecord(rec, () =>
+        this.calls.call(rec, rec.worker, { kind: "run", sessionId: id, realtimeFactor, until }),
       );
-    // the run is acknowledged once a checkpoint holding it is kept: of the session at the
-    // step the run starts from, with the run (`resumeRun`: the cluster's store and the file
-    // keep it), which a node taking the session over or a restart resumes. Taken before the
-    // run starts, so that a run's own checkpoints stay at the exact steps k·K. Without it a
-    // node or process lost after the 202 gave the session back from its checkpoint before
-    // the run, paused: the acknowledged run lost until the run's first K-step checkpoint.
-    rec.resumeRun = { realtimeFactor, until };
-    try {
-      await this.checkpoints.acknowledge(rec);
-    } finally {
-      rec.resumeRun = null;
-    }
-    await withRecord(rec, () =>
-      this.calls.call(rec, rec.worker, { kind: "run", sessionId: id, realtimeFactor, until }),
-    );
+    });
     return this.view(rec);
   }
 
   async pause(id: string, owner: string | null = null): Promise<SessionOut> {
-    const rec = await this.table.live(id, owner);
-    requireStatus(rec, ["ready", "paused", "running"], "nothing to pause");
-    await withRecord(rec, () => this.calls.call(rec, rec.worker, { kind: "pause", sessionId: id }));
+    const rec = this.table.touch(id, owner);
+    await this.inTurn(rec, owner, async () => {
+      requireStatus(rec, ["ready", "paused", "running"], "nothing to pause");
+      await withRecord(rec, () =>
+        this.calls.call(rec, rec.worker, { kind: "pause", sessionId: id }),
+      );
+    });
     // flushed now; a checkpoint in flight (the creation's, a run's end) may have exported an
     // earlier step, so this one is queued behind it rather than skipped
     await this.checkpoints.acknowledge(rec);
@@ -407,25 +434,29 @@ export class SessionManager {
   }
 
   async reset(id: string, owner: string | null = null): Promise<Uint8Array> {
-    const rec = await this.table.live(id, owner);
-    const state = await withRecord(rec, async () => {
-      if (rec.lost) await this.recovery.rebuildFromModel(rec);
-      const a = await this.calls.call(rec, rec.worker, { kind: "reset", sessionId: id });
-      return this.calls.stateOf(rec, a);
-    });
-    rec.lastCheckpointStep = 0;
-    // a new history: what an earlier rebuild lost is no longer its to report
-    rec.notice = null;
+    const rec = this.table.touch(id, owner);
+    const state = await this.inTurn(rec, owner, () =>
+      withRecord(rec, async () => {
+        if (rec.lost) await this.recovery.rebuildFromModel(rec);
+        const a = await this.calls.call(rec, rec.worker, { kind: "reset", sessionId: id });
+        rec.lastCheckpointStep = 0;
+        // a new history: what an earlier rebuild lost is no longer its to report
+        rec.notice = null;
+        return this.calls.stateOf(rec, a);
+      }),
+    );
     await this.checkpoints.acknowledge(rec);
     return withKeptStep(state, rec.savedStep);
   }
 
   async patch(id: string, patch: SessionPatch, owner: string | null = null): Promise<SessionOut> {
-    const rec = await this.table.live(id, owner);
-    requireStatus(rec, ["ready", "paused", "running", "diverged"], "reset it first");
-    await withRecord(rec, () =>
-      this.calls.call(rec, rec.worker, { kind: "update", sessionId: id, patch }),
-    );
+    const rec = this.table.touch(id, owner);
+    await this.inTurn(rec, owner, async () => {
+      requireStatus(rec, ["ready", "paused", "running", "diverged"], "reset it first");
+      await withRecord(rec, () =>
+        this.calls.call(rec, rec.worker, { kind: "update", sessionId: id, patch }),
+      );
+    });
     await this.checkpoints.acknowledge(rec);
     return this.view(rec);
   }
@@ -456,16 +487,18 @@ export class SessionManager {
     body: { inputs: InputSpec[]; step?: number },
     owner: string | null = null,
   ): Promise<{ answer: { step: number; pending: number }; kept: Promise<void> }> {
-    const rec = await this.table.live(id, owner);
-    requireStatus(rec, ["ready", "paused", "running"], "reset it first");
-    const a = await withRecord(rec, () =>
-      this.calls.call(rec, rec.worker, {
-        kind: "inputs",
-        sessionId: id,
-        inputs: body.inputs,
-        step: body.step ?? null,
-      }),
-    );
+    const rec = this.table.touch(id, owner);
+    const a = await this.inTurn(rec, owner, () => {
+      requireStatus(rec, ["ready", "paused", "running"], "reset it first");
+      return withRecord(rec, () =>
+        this.calls.call(rec, rec.worker, {
+          kind: "inputs",
+          sessionId: id,
+          inputs: body.inputs,
+          step: body.step ?? null,
+        }),
+      );
+    });
     if (a.result.kind !== "inputs") throw new ApiError("internal", "bad reply");
     return {
       answer: { step: a.result.step, pending: a.result.pending },
@@ -512,26 +545,23 @@ export class SessionManager {
     apply: boolean,
     owner: string | null = null,
   ): Promise<AssemblyAnswer> {
-    const rec = await this.table.live(id, owner);
-    requireStatus(
-      rec,
-      ["ready", "paused", "diverged"],
-      "assembly needs a session that is not running",
-    );
-    return withRecord(rec, async () => {
-      const a = await this.calls.call(rec, rec.worker, {
-        kind: "assemble",
-        sessionId: id,
-        options,
-        apply,
-      });
-      if (a.result.kind !== "assembly") throw new ApiError("internal", "bad reply");
-      if (a.result.state) {
-        rec.lastState = a.result.state;
-        await this.checkpoints.acknowledge(rec);
-      }
-      return { result: a.result.result, state: a.result.state };
+    const rec = this.table.touch(id, owner);
+    const a = await this.inTurn(rec, owner, () => {
+      requireStatus(
+        rec,
+        ["ready", "paused", "diverged"],
+        "assembly needs a session that is not running",
+      );
+      return withRecord(rec, () =>
+        this.calls.call(rec, rec.worker, { kind: "assemble", sessionId: id, options, apply }),
+      );
     });
+    if (a.result.kind !== "assembly") throw new ApiError("internal", "bad reply");
+    if (a.result.state) {
+      rec.lastState = a.result.state;
+      await withRecord(rec, () => this.checkpoints.acknowledge(rec));
+    }
+    return { result: a.result.result, state: a.result.state };
   }
 
   /**
@@ -753,6 +783,22 @@ export class SessionManager {
   }
 
   // ---------------------------------------------------------------- internals
+
+  /**
+   * A command's `effect` on session `rec` (found when the command was received) in its turn
+   * (records.ts inTurn), once the session is live (its rebuild after a worker loss awaited;
+   * 404 if it was deleted meanwhile, 503 while it waits for a worker).
+   */
+  private inTurn<T>(
+    rec: SessionRecord,
+    owner: string | null,
+    effect: () => Promise<T>,
+  ): Promise<T> {
+    return inTurn(rec, async () => {
+      if ((await this.table.live(rec.id, owner)) !== rec) throw notFound(rec.id);
+      return effect();
+    });
+  }
 
   private record(id: string): SessionRecord {
     const rec = this.table.find(id);

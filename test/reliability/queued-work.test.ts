@@ -1,8 +1,8 @@
 /**
  * Work that waits in line, over the API (loopback only, bounded):
  * - a DELETE while a long step runs and a run, PATCH, inputs and reset are queued behind
- *   it: the DELETE answers 204 and every one of them 404, and the worker steps nothing
- *   more. They had answered 202 and 200 after the 204, the run stepping the deleted
+ *   it (in the session's turn, records.ts inTurn): the DELETE answers 204 and every one of
+ *   them 404, and the worker steps nothing more. They had answered 202 and 200 after the 204, the run stepping the deleted
  *   session for good (its heap kept: 19 MiB → 2.7 GiB in the audit);
  * - legal creations queued on one worker (each far within REQUEST_TIMEOUT_MS + grace,
  *   together far past it) are all created, and no worker is restarted: the watchdog timed
@@ -60,8 +60,11 @@ describe("a DELETE with work queued on the session", () => {
         .send({ inputs: [{ type: "impulse", id: "p5", impulse: [0, 0, 0.001] }] }),
       api().post(`/v1/sessions/${id}/reset`),
     ].map((r) => r.then((x) => x));
-    // all four in the worker's queue behind the step
-    await waitFor(() => pendingOn(pool, 0) >= 5, 20_000);
+    // all four waiting for their turn behind the step (records.ts inTurn: commands take
+    // effect in the order received; until 2026-12-07 they were in the worker's queue)
+    const rec = app.moreau.sessions.local(id);
+    await waitFor(() => (rec?.commandsQueued ?? 0) >= 5, 20_000);
+    expect(pendingOn(pool, 0)).toBe(1);
     const del = await api().delete(`/v1/sessions/${id}`);
     expect(del.status).toBe(204);
     const answers = await Promise.all([step, ...queued]);

@@ -181,6 +181,11 @@ export interface Checkpoint {
 export interface RunAt {
   realtimeFactor: number | null;
   until: number | null;
+  /**
+   * Date.now() when a restart resumed this run (DATA_DIR: sessions/recovery.ts
+   * resumeRestored), absent otherwise: a restart within LOSS_WINDOW_MS of it leaves it paused
+   */
+  resumedAt?: number;
 }
 
 /** Fencing of a cluster checkpoint: the writer's epoch, and its run. */

@@ -141,6 +141,11 @@ export function runOf(run: NonNullable<SessionRecord["run"]>): RunAt {
   return { realtimeFactor: run.realtimeFactor, until: run.until };
 }
 
+/** The run a checkpoint holds, with when a restart resumed it (`resumedAt`; null: none did). */
+function heldRun(run: RunAt | null, resumedAt: number | null): RunAt | null {
+  return run && resumedAt !== null ? { ...run, resumedAt } : run;
+}
+
 export class Checkpoints {
   /** bytes of the checkpoints held in memory */
   private memoryBytes = 0;
@@ -516,8 +521,12 @@ export class Checkpoints {
     try {
       const document = sessionDocument(rec, engine, at);
       // the run it holds, which the node taking the session over (a cluster) or a restart
-      // (DATA_DIR: persistence.ts keeps it, and has no epochs) resumes
-      const held = rec.resumeRun ?? (at.status === "running" && run ? runOf(run) : null);
+      // (DATA_DIR: persistence.ts keeps it, and has no epochs) resumes — with when a restart
+      // resumed it, if one did (recovery.ts resumeRestored)
+      const held = heldRun(
+        rec.resumeRun ?? (at.status === "running" && run ? runOf(run) : null),
+        rec.runResumedAt,
+      );
       const fence = rec.epoch > 0 || !this.cluster() ? { epoch: rec.epoch, run: held } : undefined;
       await store.write(rec.id, rec.owner, document, fence, log ?? undefined);
       const part = loggedPart(log);

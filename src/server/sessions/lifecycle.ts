@@ -8,7 +8,9 @@
  * at once unless it was restored from its checkpoint (with a store, before `open` returns:
  * a creation is answered once it is kept). `restoreAll`: on start, every checkpoint of
  * DATA_DIR is opened again (same id, owner and creation time) and the run it holds resumed
- * (persistence.ts keeps it: a run's 202 waits for it), as a worker loss's rebuild does.
+ * (persistence.ts keeps it: a run's 202 waits for it), as a worker loss's rebuild does, with
+ * the same guard (recovery.ts resumeRestored: not when the process died within a minute of
+ * the restart that resumed it).
  *
  * In a cluster (REDIS_URL) a new session is admitted in the cluster's registry first (the
  * quotas over every node), and once open it takes its lease (cluster/node.ts) before its
@@ -31,7 +33,13 @@ import type { WorkerAnswer, WorkerPool } from "../worker-pool";
 import type { Admission } from "./admission";
 import type { Checkpoints } from "./checkpoints";
 import { lightestWithRoom, type NoRoomDetails, noRoom } from "./memory";
-import { restoringViewOf, type SessionRecord, type SessionTable, withRecord } from "./records";
+import {
+  inTurn,
+  restoringViewOf,
+  type SessionRecord,
+  type SessionTable,
+  withRecord,
+} from "./records";
 import type { WorkerCalls } from "./worker-calls";
 
 /** Where a new session comes from. */
@@ -57,7 +65,7 @@ export class SessionLifecycle {
     private readonly calls: WorkerCalls,
     private readonly checkpoints: Checkpoints,
     private readonly cluster: () => ClusterHooks | null,
-    /** resumes the run a restored session's checkpoint holds (recovery.ts `resume`) */
+    /** resumes the run a restored session's checkpoint holds (recovery.ts `resumeRestored`) */
     private readonly resume: (rec: SessionRecord, run: RunAt) => Promise<void>,
   ) {}
 
@@ -144,6 +152,9 @@ export class SessionLifecycle {
         owner,
         epoch: 0,
         resumeRun: null,
+        runResumedAt: null,
+        turn: Promise.resolve(),
+        commandsQueued: 0,
         memory: null,
         lastCheckpointStep: a.session.step,
         lastCheckpointStatus: a.session.status,
@@ -275,7 +286,10 @@ export class SessionLifecycle {
         this.table.awaitingRestore.delete(cp.id);
         restored++;
         const run = cp.run;
-        if (run) await withRecord(rec, () => this.resume(rec, run));
+        // in the session's first turn (taken before any request can reach it): a command
+        // received meanwhile (the server listens when a worker's start restores it late)
+        // takes effect once the run is resumed
+        if (run) await inTurn(rec, () => withRecord(rec, () => this.resume(rec, run)));
       } catch (err) {
         if (err instanceof ApiError && err.code === "worker_unavailable") {
           const worker = (err.details as { worker?: number } | undefined)?.worker ?? 0;

@@ -109,6 +109,20 @@ export interface SessionRecord {
    * (its 202 waits for that checkpoint)
    */
   resumeRun: RunAt | null;
+  /**
+   * Date.now() when a restart resumed the run it is in (recovery.ts resumeRestored): kept
+   * with that run in its checkpoints (RunAt.resumedAt), so that a process dying again within
+   * LOSS_WINDOW_MS of it restarts with the session paused; null once a client starts a run,
+   * and for a shutdown's checkpoint (the process did not die)
+   */
+  runResumedAt: number | null;
+  /**
+   * the turn of the last command received (inTurn): settled once it has taken effect, when
+   * the next may begin — so a session's commands take effect in the order they were received
+   */
+  turn: Promise<void>;
+  /** the commands received and not yet in effect, the one taking effect included (inTurn) */
+  commandsQueued: number;
   /** DATA_DIR: the step of the last checkpoint on disk (null: none) and whether the last attempt succeeded */
   savedStep: number | null;
   persisted: boolean;
@@ -251,6 +265,32 @@ export async function withRecord<T>(rec: SessionRecord, fn: () => Promise<T>): P
   } finally {
     rec.busy--;
     rec.lastActivity = Date.now();
+  }
+}
+
+/**
+ * Runs command `effect` on a session once the commands received before it have taken
+ * effect, and lets the next one begin once it has (resolved or thrown): the commands of a
+ * session take effect in the order they were received. `effect` is what the command changes,
+ * up to its worker's answer (a run's: its checkpoint, then its start); what the answer waits
+ * for afterwards (its checkpoint's write) is not, so a command's write never holds up the next
+ * command (group commit, checkpoints.ts). Until 2026-12-07 a pause received while a run's
+ * checkpoint was being written took effect first (a no-op, the run not started) and the run
+ * then started: the session ran on although the pause was answered after it.
+ */
+export async function inTurn<T>(rec: SessionRecord, effect: () => Promise<T>): Promise<T> {
+  const before = rec.turn;
+  let done = () => {};
+  rec.turn = new Promise<void>((resolve) => {
+    done = resolve;
+  });
+  rec.commandsQueued++;
+  try {
+    await before;
+    return await effect();
+  } finally {
+    rec.commandsQueued--;
+    done();
   }
 }
 

@@ -28,6 +28,17 @@
  * Only a session whose rebuild fails otherwise goes to `error` with its last state kept, and `reset`
  * rebuilds it from its model at t = 0 (`rebuildFromModel`). During a shutdown nothing is
  * rebuilt.
+ *
+ * A restart (DATA_DIR) resumes the runs its checkpoints hold (`resumeRestored`) with the same
+ * guard: a run that takes the whole process down (or its worker, and the process with it)
+ * must not do it at every start. The time a restart resumes a run is written with it in its
+ * checkpoint before it starts (RunAt.resumedAt, kept by the run's checkpoints); a restart
+ * finding one less than LOSS_WINDOW_MS old — the process died again within the window —
+ * restores the session without its run (paused, or as it was when the run started if no
+ * checkpoint of the run's own steps was kept), its message saying so. A graceful shutdown's checkpoint
+ * drops that time (the process did not die), and so does a client's POST /run (a new run).
+ * Until 2026-12-07 a restart resumed every run it found: a run that crashed the process
+ * was resumed by every restart, a crash loop.
  */
 import type { FastifyBaseLogger } from "fastify";
 import type { ClusterHooks } from "../cluster/hooks";
@@ -42,7 +53,10 @@ import { lightestWithRoom, noRoom, workerBudgetBytes } from "./memory";
 import { namingSession, type SessionRecord, type SessionTable } from "./records";
 import type { WorkerCalls } from "./worker-calls";
 
-/** A session lost twice within this window comes back paused (its run is not resumed). */
+/**
+ * A session lost twice within this window comes back paused (its run is not resumed): lost
+ * with a worker twice, or with the process within this long of a restart that resumed it.
+ */
 const LOSS_WINDOW_MS = 60_000;
 
 /** A lost session waiting for a worker that can start (Recovery.park). */
@@ -147,6 +161,38 @@ export class Recovery {
         until: run.until,
       })
       .catch((err) => this.log.warn({ err, session: rec.id }, "run not resumed after the restore"));
+  }
+
+  /**
+   * Resumes the run a restart found in a session's checkpoint (lifecycle.ts restoreAll) —
+   * unless a restart resumed it less than LOSS_WINDOW_MS ago (`run.resumedAt`: the process
+   * died again since), then the session stays paused as its worker restored it, its message
+   * says why, and its checkpoint is written without the run (a later restart does not resume
+   * it either). Otherwise the time of this resume is written with the run before it starts
+   * (awaited: a run that takes the process down at its first step is found by the next
+   * start). A refusal is logged, never thrown.
+   */
+  async resumeRestored(rec: SessionRecord, run: RunAt): Promise<void> {
+    if (run.until !== null && run.until <= rec.time) return;
+    const now = Date.now();
+    if (run.resumedAt !== undefined && now - run.resumedAt < LOSS_WINDOW_MS) {
+      const resumed = new Date(run.resumedAt).toISOString();
+      rec.notice = `restored from its checkpoint at step ${rec.step} after a restart; its run was not resumed, the server having stopped without a shutdown within ${LOSS_WINDOW_MS / 1000} s of the restart that resumed it (${resumed}) (POST /run resumes it)`;
+      this.log.warn(
+        { session: rec.id, step: rec.step, resumedAt: resumed },
+        "the process died within a minute of resuming the session's run: restored paused, its run not resumed",
+      );
+      await this.checkpoints.acknowledge(rec);
+      return;
+    }
+    rec.runResumedAt = now;
+    rec.resumeRun = { realtimeFactor: run.realtimeFactor, until: run.until };
+    try {
+      await this.checkpoints.acknowledge(rec);
+    } finally {
+      rec.resumeRun = null;
+    }
+    await this.resume(rec, run);
   }
 
   /**

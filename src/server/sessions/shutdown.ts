@@ -80,6 +80,9 @@ export class Shutdown {
             .filter((r) => r.status === "running" && !r.lost)
             .map((r) => {
               if (r.run) r.resumeRun = runOf(r.run);
+              // stopped, not died: the next start resumes it as a first time (recovery.ts
+              // resumeRestored)
+              r.runResumedAt = null;
               return this.pool
                 .request(r.worker, { kind: "pause", sessionId: r.id })
                 .then((a) => a.session && this.calls.apply(r, a.session))

@@ -53,6 +53,7 @@ function record(): SessionRecord {
     owner: null,
     epoch: 0,
     resumeRun: null,
+    runResumedAt: null,
     savedStep: null,
     persisted: false,
     memory: null,
