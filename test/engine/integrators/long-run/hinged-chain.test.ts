@@ -15,7 +15,9 @@
  * (20 links over 60 s: 8.7 % and 25 %). Now 3e-4 m per metre of the model's body length,
  * 1.5e-5 m (generalized-alpha.ts, DEFAULT_RELATIVE_STEP_TOLERANCE; the θ-schemes' through
  * factory.ts): 1.3 % at 2.3 sub-steps and 10.7 Newton iterations a step (1.07 and 4.2
- * before), 0.99 % at 2.4 and 14.8 (1.08 and 4.8), 2.0 % at 2.3 and 14.5 (1.10 and 4.9).
+ * before), 0.99 % at 2.4 and 14.8 (1.08 and 4.8), 2.0 % at 2.3 and 14.5 (1.10 and 4.9);
+ * 20 links over 60 s under moreau-jean 0.69 % at 6.8 and 43 (2.5 and 13.6), under
+ * symplectic Euler 0.79 % at 6.9 and 43 (2.6 and 14.4): beyond a test's time here.
  */
 import { describe, expect, it } from "vitest";
 import { loadModel } from "../../../../src/engine/index";
