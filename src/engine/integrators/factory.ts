@@ -65,7 +65,8 @@ export interface IntegratorParts {
   femBodies: boolean;
   /**
    * The model's body length (m; generalized-alpha.ts bodyLength), to which the default
-   * stepTolerance of newmark's jointed steps and generalized-alpha's is scaled.
+   * stepTolerance of newmark's jointed steps, generalized-alpha's and the θ-schemes' is
+   * scaled.
    */
   bodyLength: number;
   /**
@@ -195,15 +196,19 @@ export function createIntegrator(
       );
     }
   }
-  const damping = {
+  const shared = {
     rayleighMass: p.rayleighMass,
     rayleighStiffness: p.rayleighStiffness,
     velocityDamping: p.velocityDamping,
+    // their error control (theta-scheme.ts tooCoarse) at generalized-alpha's default for
+    // ρ∞ = 1 (a number there), the model's body length's: solver.stepTolerance is not
+    // theirs (schemas/model.ts SETTING_READERS)
+    stepTolerance: defaultStepTolerance(undefined, 1, parts.bodyLength) as number,
   };
   const theta =
     p.integrator === "moreau-jean"
-      ? { theta: p.theta ?? DEFAULT_THETA, forceWeight: p.theta ?? DEFAULT_THETA, ...damping }
-      : { theta: 1, forceWeight: p.integrator === "backward-euler" ? 1 : 0, ...damping };
+      ? { theta: p.theta ?? DEFAULT_THETA, forceWeight: p.theta ?? DEFAULT_THETA, ...shared }
+      : { theta: 1, forceWeight: p.integrator === "backward-euler" ? 1 : 0, ...shared };
   const { nonsmooth: contact, limits } = parts;
   const problem =
     contact && limits

@@ -263,7 +263,7 @@ import {
 } from "../model/body-system";
 import { type AccelerationStepper, groupRoot, type NewtonSettings } from "./acceleration-step";
 import type { ImpactSource } from "./contact-switch";
-import { DEFAULT_STEP_TOLERANCE, trapezoidalStepError } from "./generalized-alpha";
+import { trapezoidalStepError } from "./generalized-alpha";
 import { ImpactEvents, NO_LAG, STEP_LAG, SUBSTEP_LAG, TURN } from "./impact-events";
 import { ImpactLocation } from "./impact-location";
 import {
@@ -859,7 +859,7 @@ export class MoreauJeanIntegrator extends ThetaScheme {
    * at h: their lead δ relaxes q* − q at the time constant δ ~ h/2, which one step of h
    * cannot follow), does not resolve the motion: the smooth step's error estimate
    * (theta-scheme.ts tooCoarse, the symmetric joint step's) h²/12 ‖ü_{t+h} − ü_t‖ moves
-   * some body's mass by more than DEFAULT_STEP_TOLERANCE, ü the acceleration consistent
+   * some body's mass by more than params.stepTolerance, ü the acceleration consistent
    * with the joints without the contacts (their impulses out of the estimate: a link
    * resting on the floor reads its steady support as no change). Then it is halved as the
    * smooth step splits itself, its sub-steps keeping the step's lead (prepareContact). The
@@ -876,7 +876,7 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     s.lambda.set(this.leadLambda);
     const start = this.leadStart;
     for (let i = 0; i < change.length; i++) change[i] -= start[i];
-    return trapezoidalStepError(s.sys, h, change) > DEFAULT_STEP_TOLERANCE;
+    return trapezoidalStepError(s.sys, h, change) > this.params.stepTolerance;
   }
 
   /**

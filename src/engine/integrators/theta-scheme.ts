@@ -89,10 +89,11 @@
  * step counting its own rows', motorRows). A step that does not resolve
  * the motion, its local error h²/12 ‖ü_{n+1} − ü_n‖ (ü = M⁻¹ (f + Gᵀλ) the acceleration
  * consistent with the joints at each end of the step; measured as generalized-alpha's
- * largestDisplacement) above generalized-alpha's default stepTolerance, 3e-4 m, where the
- * symmetric scheme gains energy at single violent steps (a whipping 100-link chain at
- * 1/240 s blew up), is halved as generalized-alpha's, and so is one whose joints Newton
- * cannot close at the position level (a joint turned far within the step; the next steps
+ * largestDisplacement) above generalized-alpha's default stepTolerance (params.stepTolerance:
+ * 3e-4 m per metre of the model's body length, at most 3e-4 m), where the symmetric scheme
+ * gains energy at single violent steps (a whipping 100-link chain at 1/240 s blew up), is
+ * halved as generalized-alpha's, and so is one whose joints Newton cannot close at the
+ * position level (a joint turned far within the step; the next steps
  * then start at the depth that succeeded: substep-depth.ts). The estimate is a function of
  * the step's two ends, the same for the step taken back, so the halvings are chosen as a
  * time-reversible step-size function would (Hairer & Söderlind, SIAM J. Sci. Comput. 26,
@@ -196,7 +197,7 @@ import type { ForceEffector } from "../forces/effector";
 import { getVelocity, setVelocity } from "../model/body-system";
 import type { AccelerationStepper, EndConsistency, NewtonSettings } from "./acceleration-step";
 import { ContactSwitches, type ImpactSource, Switch } from "./contact-switch";
-import { DEFAULT_STEP_TOLERANCE, trapezoidalStepError } from "./generalized-alpha";
+import { trapezoidalStepError } from "./generalized-alpha";
 import {
   emptyStepStats,
   type Integrator,
@@ -218,6 +219,15 @@ export interface ThetaParameters {
   rayleighMass: number;
   rayleighStiffness: number;
   velocityDamping: number;
+  /**
+   * The local error per step (m, generalized-alpha.ts largestDisplacement) above which
+   * tooCoarse halves a step: generalized-alpha's default at ρ∞ = 1, 3e-4 m per metre of the
+   * model's body length, at most 3e-4 m (factory.ts; defaultStepTolerance), the θ-schemes'
+   * trapezoidal step at θ = ½ being that scheme's. An absolute 3e-4 m let a 5-link chain of
+   * 0.05 m links stray by 17 % of m g L/2 over 40 s under Moreau–Jean (20 % under symplectic
+   * Euler), every step within it (file comment, "Joints").
+   */
+  stepTolerance: number;
 }
 
 export class ThetaScheme implements Integrator, HalvingStep {
@@ -276,7 +286,7 @@ export class ThetaScheme implements Integrator, HalvingStep {
   private readonly reversibleControl: boolean;
   /** The depth each step's sub-steps start at (substep-depth.ts; positionJoints). */
   private readonly substeps: SubstepDepth;
-  /** tooCoarse's last estimate relative to DEFAULT_STEP_TOLERANCE (0: none). */
+  /** tooCoarse's last estimate relative to params.stepTolerance (0: none). */
   private lastError = 0;
   /**
    * The attempt's ü_{n+1}, the acceleration consistent with the joints at its end state
@@ -340,7 +350,7 @@ export class ThetaScheme implements Integrator, HalvingStep {
      * the run diverged at step 376, its unconverged steps kept. So a step in which one of
      * them starts or stops pushing is checked as a step of the symmetric joints is
      * (tooCoarse: its local error h²/12 ‖D − D_prev‖, D the steps' mean accelerations
-     * (v_{t+h} − v_t)/h, against DEFAULT_STEP_TOLERANCE; with joints at the position level
+     * (v_{t+h} − v_t)/h, against params.stepTolerance; with joints at the position level
      * the ends' accelerations ü as the file comment's), and
      * so is one whose Newton iterations did not converge (the stepper keeps those with
      * compliant contacts: Newton cycles at a contact's kink); either is redone in halves
@@ -859,7 +869,7 @@ export class ThetaScheme implements Integrator, HalvingStep {
         this.substeps.record(h, true, this.lastError);
         this.stats.stepError = Math.max(
           this.stats.stepError,
-          this.lastError * DEFAULT_STEP_TOLERANCE,
+          this.lastError * this.params.stepTolerance,
         );
         return true;
       }
@@ -973,7 +983,7 @@ export class ThetaScheme implements Integrator, HalvingStep {
 
   /**
    * Whether the step from t of h just solved does not resolve the motion: its local error
-   * h²/12 ‖ref_{n+1} − ref_n‖ moves some body's mass by more than DEFAULT_STEP_TOLERANCE
+   * h²/12 ‖ref_{n+1} − ref_n‖ moves some body's mass by more than params.stepTolerance
    * (generalized-alpha.ts rejectedByErrorControl; no test without the memory's ref_n). The
    * reference: after the symmetric joint step ü, the acceleration consistent with the joints
    * (AccelerationStepper.constrainedAcceleration at the end into endAcceleration, its λ then
@@ -995,7 +1005,7 @@ export class ThetaScheme implements Integrator, HalvingStep {
     const start = symmetric ? memory.acceleration : memory.previousAcceleration;
     const end = symmetric ? endAcceleration : stepMean;
     for (let i = 0; i < change.length; i++) change[i] = end[i] - start[i];
-    this.lastError = trapezoidalStepError(this.stepper.sys, h, change) / DEFAULT_STEP_TOLERANCE;
+    this.lastError = trapezoidalStepError(this.stepper.sys, h, change) / this.params.stepTolerance;
     return this.lastError > 1;
   }
 

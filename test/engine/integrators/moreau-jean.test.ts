@@ -330,7 +330,13 @@ describe("Moreau–Jean's energy balance of the position projections", () => {
 
 describe("Moreau–Jean: a jointed group apart from the step's contacts keeps the smooth step's joints", () => {
   // A box (1 kg, 0.2 m) resting on a floor 3 m below, 5 m away from a rod (2 kg, 1 m)
-  // hinged at its end and released horizontal: nothing joins them. Every step has the
+  // hinged at its end and released horizontal: nothing joins them. The box's inertia that of
+  // a body 1 m long (tr I = m/6 for √(6 tr I/m) = 1 m), the rod's: the model's body length,
+  // to which the default step tolerance is scaled (generalized-alpha.ts bodyLength; 3e-4 m
+  // per metre), is then 1 m with the box and without it, so that the rod's steps compare
+  // at one tolerance (with the 0.2 m box's own inertia, 0.78 m: 2.3e-4 m, where the rod
+  // spun at 300 rad/s took 16 sub-steps a step against 8 alone). A box resting on its face
+  // does not turn: its inertia does not enter its motion. Every step has the
   // box's contacts active; before 2026-12-06 the whole model then took the contact step,
   // the rod's hinge held at the velocity level (an inelastic projection onto a tangent the
   // step turns, first order in h): max |energy.error| over 8 s was 3.66 J at 5 ms (the rod
@@ -347,6 +353,7 @@ describe("Moreau–Jean: a jointed group apart from the step's contacts keeps th
     const boxBody = {
       id: "box",
       mass: mb,
+      inertia: [mb / 18, mb / 18, mb / 18],
       position: [5, 0, -3 + a],
       shapes: [{ type: "box", halfExtents: [a, a, a] }],
     };
@@ -500,8 +507,25 @@ describe("Moreau–Jean: a jointed group apart from the step's contacts keeps th
     // earlier step's keepStiffFor (AccelerationStepper.stiffForceChange): energy.error
     // −95.2 J at step 9, max |energy.error| 1022 J over the 4 s, where alone 1.4e-12 J.
     const h = 1 / 100;
+    // the rod's inertia across its axle that of a body 1 m long (tr I = m/6), the bob's
+    // length (twice its 0.5 m arm): the model's body length, to which the default step
+    // tolerance is scaled (generalized-alpha.ts bodyLength), is then 1 m with the bob and
+    // without it, so that the rod's steps compare at one tolerance (with its own inertia,
+    // 0.60 m alone and 0.74 m beside the bob: 1.8e-4 and 2.2e-4 m, 0.27 rad apart). It turns
+    // about its principal axis z alone, held by the hinge: I_xx, I_yy do not enter its motion.
+    const rodApart = () => {
+      const rod = servoRodApart(1e4);
+      const [body] = rod.bodies;
+      const m = body.mass as number;
+      const Izz = (body.inertia as number[])[2];
+      const across = (m / 6 - Izz) / 2;
+      return {
+        ...rod,
+        bodies: [{ ...body, inertia: [across, across, Izz] as [number, number, number] }],
+      };
+    };
     const rodModel = (bob: boolean, drop: number): ModelInput => {
-      const parts = [servoRodApart(1e4), ...(bob ? [hingedBob(drop, 100)] : [])];
+      const parts = [rodApart(), ...(bob ? [hingedBob(drop, 100)] : [])];
       return {
         gravity: [0, 0, -g],
         bodies: [floor(0), ...parts.flatMap((p) => p.bodies)],
