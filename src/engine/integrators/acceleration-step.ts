@@ -1733,7 +1733,23 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
    * servos' rates by group). The ground and fixed bodies join nothing.
    */
   jointGroups(group: Int32Array): void {
-    const { sys, constraints: set, matrix } = this;
+    const { sys, matrix } = this;
+    this.constraintGroups(group);
+    const { rowStart, colBlock } = matrix.pattern;
+    for (let bi = 0; bi < sys.blockBody.length; bi++)
+      for (let k = rowStart[bi]; k < rowStart[bi + 1]; k++)
+        joinGroups(sys, group, sys.blockBody[bi], sys.blockBody[colBlock[k]]);
+  }
+
+  /**
+   * group ← the groups (groupRoot) of the dynamic bodies joined by the joints, motors and
+   * mimic couplings alone (their constraints' bodies): those an impulse reaches in zero
+   * time, Δv = P M⁻¹ Hᵀ P with P the projection onto G Δv = 0, block diagonal over these
+   * groups (a force element's coupling carries no impulse). The ground and fixed bodies
+   * join nothing (impact-events.ts, closeTouching).
+   */
+  constraintGroups(group: Int32Array): void {
+    const { sys, constraints: set } = this;
     for (let b = 0; b < group.length; b++) group[b] = b;
     if (set !== null)
       for (const c of set.constraints) {
@@ -1743,10 +1759,6 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
           for (let k = 0; k < more.length; k++)
             joinGroups(sys, group, c.bodyA >= 0 ? c.bodyA : c.bodyB, more[k]);
       }
-    const { rowStart, colBlock } = matrix.pattern;
-    for (let bi = 0; bi < sys.blockBody.length; bi++)
-      for (let k = rowStart[bi]; k < rowStart[bi + 1]; k++)
-        joinGroups(sys, group, sys.blockBody[bi], sys.blockBody[colBlock[k]]);
   }
 
   /**

@@ -101,7 +101,7 @@ describe("Newton iterations on a nonlinear spring (backward Euler)", () => {
   });
 });
 
-describe("jointGroups: the bodies joined by joints or force elements, the ground and fixed bodies apart", () => {
+describe("jointGroups: the bodies joined by joints or force elements (constraintGroups: by joints alone), the ground and fixed bodies apart", () => {
   // Bodies 0..5: a fixed base "f"; "a"–"b" hinged together, "a" hinged to the base (the base
   // joins nothing); "c" hinged to the ground alone; "d" tied to "b" by a spring (a force
   // element: W's off-diagonal block); "e" free. Groups: {a, b, d}, {c}, {e}, the base alone.
@@ -149,5 +149,10 @@ describe("jointGroups: the bodies joined by joints or force elements, the ground
     expect(root(2)).toBe(root(4));
     const roots = new Set([root(0), root(1), root(3), root(5)]);
     expect(roots.size).toBe(4);
+    // the constraints' groups alone (AccelerationStepper.constraintGroups, an impulse's reach):
+    // the spring leaves "d" by itself
+    stepper.constraintGroups(group);
+    expect(root(1)).toBe(root(2));
+    expect(new Set([root(0), root(1), root(3), root(4), root(5)]).size).toBe(5);
   });
 });
