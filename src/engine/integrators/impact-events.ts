@@ -326,7 +326,13 @@ import {
 import { LemkeSolver } from "../solvers/nonsmooth/lemke";
 import { PgsSolver } from "../solvers/nonsmooth/pgs";
 import type { NonsmoothProblem } from "../solvers/nonsmooth/types";
-import { type AccelerationStepper, groupRoot, joinGroups } from "./acceleration-step";
+import {
+  type AccelerationStepper,
+  groupRoot,
+  heldInverseInertia,
+  joinGroups,
+  jointTangent,
+} from "./acceleration-step";
 import {
   type IntegratorMemory,
   resetStepStats,
@@ -1240,22 +1246,18 @@ export class ImpactEvents {
   }
 
   /**
-   * 1/Ĩ = gᵀ P M⁻¹ g (1/(kg m²), 1/kg) of coordinate q at t, g its gradient: the inverse
-   * inertia the joints leave along q (P M⁻¹ g the accelerations a unit effort on q gives
-   * with the joints held, coordinatePull's column), at most the joints-free gᵀ M⁻¹ g of
-   * JointActuator.fastestRate (P is a projection in the kinetic metric).
+   * 1/Ĩ = gᵀ P M⁻¹ g (1/(kg m²), 1/kg) of coordinate q at t, g its gradient, with the
+   * joints factored at t (jointsFactoredAt): acceleration-step.ts heldInverseInertia, the
+   * stepper's arithmetic at its step's start, at most the joints-free gᵀ M⁻¹ g of
+   * JointActuator.fastestRate.
    */
   private heldInverseInertia(t: number, q: JointCoordinate): number {
-    const { sys, f, col: x } = this;
+    const { f } = this;
     f.fill(0);
     q.evaluateJacobian();
     q.spread(1, f);
-    massSolve(sys, f, x);
     const ws = this.jointsFactoredAt(t);
-    if (ws !== null) this.toTangent(ws, x);
-    let inverse = 0;
-    for (let d = 0; d < x.length; d++) inverse += x[d] * f[d];
-    return inverse;
+    return heldInverseInertia(this.sys, ws, f, this.col, this.rowRates);
   }
 
   /** Whether b is a dynamic body (not the ground, −1, nor a fixed body). */
@@ -1364,13 +1366,13 @@ export class ImpactEvents {
   /**
    * pullLinear/pullAngular and memoryLinear/memoryAngular at t (their comment): the norms of
    * each rigid body's parts of P M⁻¹ f (closingReach's M⁻¹ f in `col`, projected as
-   * pullAlong's x, toTangent: contactPull = H_n P M⁻¹ f, P M⁻¹ symmetric) and of the
+   * pullAlong's x, jointTangent: contactPull = H_n P M⁻¹ f, P M⁻¹ symmetric) and of the
    * memory's mean acceleration (none: memoryValid false, slowMemory).
    */
   private accelerationBounds(t: number): void {
     const { sys, col } = this;
     const ws = this.jointsFactoredAt(t);
-    if (ws !== null) this.toTangent(ws, col);
+    if (ws !== null) jointTangent(ws, col, this.rowRates);
     const prev = this.memory.previousValid ? this.memory.previousAcceleration : null;
     this.slowMemory = prev !== null;
     for (let b = 0; b < sys.numBodies; b++) {
@@ -1705,7 +1707,7 @@ export class ImpactEvents {
       if (real) this.addRow(row, c, kc, f);
       massSolve(sys, f, x);
       if (ws !== null) {
-        this.toTangent(ws, x);
+        jointTangent(ws, x, this.rowRates);
         for (let r = 0; r < rows; r++) this.L[j * rows + r] = -this.rowRates[r];
       }
       this.X.set(x, j * n);
@@ -1851,18 +1853,6 @@ export class ImpactEvents {
   }
 
   /**
-   * x ← x − M⁻¹Gᵀ S⁻¹ G x (S = G M⁻¹ Gᵀ, G as ws factored it): x on the joints' tangent
-   * G x = 0 in the kinetic metric; rowRates ← S⁻¹ G x (the joints' impulse −Gᵀ S⁻¹ G x of
-   * a unit impulse along M x, in λ's sign, M ẍ = f + Gᵀ λ: impact).
-   */
-  private toTangent(ws: ProjectionWorkspace, x: Float64Array): void {
-    const rates = this.rowRates;
-    (this.constraints as ConstraintSet).multiply(x, rates, ws.factoredG);
-    ws.correction(rates, ws.du);
-    for (let d = 0; d < x.length; d++) x[d] += ws.du[d];
-  }
-
-  /**
    * The time (s) of the applied forces in `force`, in `forceEnd` (at the end of the time
    * left, the state held) and of the joints' factor (coordinatePull).
    */
@@ -1917,7 +1907,7 @@ export class ImpactEvents {
       else this.forcesAt = at;
     }
     massSolve(sys, f, x);
-    if (ws !== null) this.toTangent(ws, x);
+    if (ws !== null) jointTangent(ws, x, this.rowRates);
     let a = 0;
     for (let d = 0; d < x.length; d++) a += x[d] * force[d];
     return a;
