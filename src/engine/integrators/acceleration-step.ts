@@ -25,6 +25,7 @@
 import type { ConstraintSet } from "../constraints/constraint-set";
 import type { JointCoordinate } from "../constraints/joint-coordinate";
 import {
+  type ProjectionWorkspace,
   projectionWorkspace,
   projectVelocities,
   type VelocityProjectionResult,
@@ -358,6 +359,50 @@ export function joinGroups(sys: BodySystem, group: Int32Array, a: number, b: num
   const ra = groupRoot(group, a);
   const rb = groupRoot(group, b);
   if (ra !== rb) group[ra] = rb;
+}
+
+/**
+ * x ← P x = x − M⁻¹G_fᵀ S_f⁻¹ G_f x: x projected mass-orthogonally onto the joints' tangent
+ * G_f x = 0 of ws's factorization (G_f its factoredG, S_f = G_f M⁻¹ G_fᵀ: S and G of one
+ * pose); rates ← S_f⁻¹ G_f x (the joints' impulse −Gᵀ S⁻¹ G x of a unit impulse along M x,
+ * in λ's sign, M ẍ = f + Gᵀ λ), du ← the correction −M⁻¹G_fᵀ S_f⁻¹ G_f x
+ * (ProjectionWorkspace.correction; ws.du by default). The stepper's at the step's start (startTangent), the
+ * impact events' at a piece's t (impact-events.ts toTangent).
+ */
+export function jointTangent(
+  ws: ProjectionWorkspace,
+  x: Float64Array,
+  rates: Float64Array,
+  du: Float64Array = ws.du,
+): void {
+  ws.set.multiply(x, rates, ws.factoredG);
+  ws.correction(rates, du);
+  for (let i = 0; i < x.length; i++) x[i] += du[i];
+}
+
+/**
+ * gᵀ P M⁻¹ g (1/(kg m²), 1/kg) for a generalized force g (a coordinate's gradient: the
+ * effort 1 along it), the inverse inertia 1/Ĩ the joints leave along g (P M⁻¹ g the
+ * accelerations a unit effort gives with the joints held, into x; jointTangent, its
+ * rates and du as there), at most the joints-free gᵀ M⁻¹ g (P is a projection in the
+ * kinetic metric: ws null, no joint rows), at least 0 (rounding, where g lies in the
+ * joints' row space: a servo's rate √(k_p/Ĩ) of it would be NaN). One arithmetic for
+ * AccelerationStepper.jointInverseInertia (the step's start, ForceEffector.unresolvedBy)
+ * and impact-events.ts heldInverseInertia (a piece's t, the servos' rates).
+ */
+export function heldInverseInertia(
+  sys: BodySystem,
+  ws: ProjectionWorkspace | null,
+  g: Float64Array,
+  x: Float64Array,
+  rates: Float64Array,
+  du?: Float64Array,
+): number {
+  massSolve(sys, g, x);
+  if (ws !== null) jointTangent(ws, x, rates, du);
+  let s = 0;
+  for (let i = 0; i < x.length; i++) s += g[i] * x[i];
+  return Math.max(s, 0);
 }
 
 /**
@@ -1216,13 +1261,8 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
    * the inverse inertia the joints leave along g, gᵀ M⁻¹ g less (G M⁻¹ g)ᵀ S⁻¹ (G M⁻¹ g)
    * (startTangent). A field, made once (holdStiffForces passes it).
    */
-  private readonly jointInverseInertia = (g: Float64Array): number => {
-    const { tmp, n } = this;
-    this.startTangent(g, tmp);
-    let s = 0;
-    for (let i = 0; i < n; i++) s += g[i] * tmp[i];
-    return Math.max(s, 0);
-  };
+  private readonly jointInverseInertia = (g: Float64Array): number =>
+    heldInverseInertia(this.sys, this.startWorkspace(), g, this.tmp, this.rc, this.da);
   /** The step's start time and whether S is factored there (startTangent). */
   private tangentTime = 0;
   private tangentFactored = false;
@@ -1234,18 +1274,24 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
    * without joints. Uses da and rc.
    */
   private startTangent(g: Float64Array, out: Float64Array): void {
-    const { sys, da, rc, n } = this;
-    massSolve(sys, g, out);
+    massSolve(this.sys, g, out);
+    const ws = this.startWorkspace();
+    if (ws !== null) jointTangent(ws, out, this.rc, this.da);
+  }
+
+  /**
+   * The joints' projection workspace with S factored at the step's start (tangentTime),
+   * factored there once a step; null without joints (startTangent, jointInverseInertia).
+   */
+  private startWorkspace(): ProjectionWorkspace | null {
     const set = this.constraints;
-    if (set === null) return;
+    if (set === null) return null;
     const ws = projectionWorkspace(set);
     if (!this.tangentFactored) {
       ws.factorAt(this.tangentTime);
       this.tangentFactored = true;
     }
-    set.multiply(out, rc);
-    ws.correction(rc, da);
-    for (let i = 0; i < n; i++) out[i] += da[i];
+    return ws;
   }
 
   /**
@@ -1748,7 +1794,23 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
    * servos' rates by group). The ground and fixed bodies join nothing.
    */
   jointGroups(group: Int32Array): void {
-    const { sys, constraints: set, matrix } = this;
+    const { sys, matrix } = this;
+    this.constraintGroups(group);
+    const { rowStart, colBlock } = matrix.pattern;
+    for (let bi = 0; bi < sys.blockBody.length; bi++)
+      for (let k = rowStart[bi]; k < rowStart[bi + 1]; k++)
+        joinGroups(sys, group, sys.blockBody[bi], sys.blockBody[colBlock[k]]);
+  }
+
+  /**
+   * group ← the groups (groupRoot) of the dynamic bodies joined by the joints, motors and
+   * mimic couplings alone (their constraints' bodies): those an impulse reaches in zero
+   * time, Δv = P M⁻¹ Hᵀ P with P the projection onto G Δv = 0, block diagonal over these
+   * groups (a force element's coupling carries no impulse). The ground and fixed bodies
+   * join nothing (impact-events.ts, closeTouching).
+   */
+  constraintGroups(group: Int32Array): void {
+    const { sys, constraints: set } = this;
     for (let b = 0; b < group.length; b++) group[b] = b;
     if (set !== null)
       for (const c of set.constraints) {
@@ -1758,10 +1820,6 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
           for (let k = 0; k < more.length; k++)
             joinGroups(sys, group, c.bodyA >= 0 ? c.bodyA : c.bodyB, more[k]);
       }
-    const { rowStart, colBlock } = matrix.pattern;
-    for (let bi = 0; bi < sys.blockBody.length; bi++)
-      for (let k = rowStart[bi]; k < rowStart[bi + 1]; k++)
-        joinGroups(sys, group, sys.blockBody[bi], sys.blockBody[colBlock[k]]);
   }
 
   /**

@@ -12,11 +12,20 @@
  */
 import { describe, expect, it } from "vitest";
 import type { ModelInput } from "../../../schemas/model";
+import { JointActuator } from "../../../src/engine/actuators/actuator";
+import type { ConstraintSet } from "../../../src/engine/constraints/constraint-set";
+import type { JointCoordinate } from "../../../src/engine/constraints/joint-coordinate";
+import { projectionWorkspace } from "../../../src/engine/constraints/project";
+import type { ForceEffector } from "../../../src/engine/forces/effector";
 import { loadModel } from "../../../src/engine/index";
 import {
   type AccelerationStepper,
   groupRoot,
+  heldInverseInertia,
 } from "../../../src/engine/integrators/acceleration-step";
+import type { ImpactEvents } from "../../../src/engine/integrators/impact-events";
+import type { BodySystem } from "../../../src/engine/model/body-system";
+import { rodPendulum } from "../../support/models";
 
 describe("Newton iterations on a nonlinear spring (backward Euler)", () => {
   const k = 2000;
@@ -101,7 +110,7 @@ describe("Newton iterations on a nonlinear spring (backward Euler)", () => {
   });
 });
 
-describe("jointGroups: the bodies joined by joints or force elements, the ground and fixed bodies apart", () => {
+describe("jointGroups: the bodies joined by joints or force elements (constraintGroups: by joints alone), the ground and fixed bodies apart", () => {
   // Bodies 0..5: a fixed base "f"; "a"–"b" hinged together, "a" hinged to the base (the base
   // joins nothing); "c" hinged to the ground alone; "d" tied to "b" by a spring (a force
   // element: W's off-diagonal block); "e" free. Groups: {a, b, d}, {c}, {e}, the base alone.
@@ -149,5 +158,69 @@ describe("jointGroups: the bodies joined by joints or force elements, the ground
     expect(root(2)).toBe(root(4));
     const roots = new Set([root(0), root(1), root(3), root(5)]);
     expect(roots.size).toBe(4);
+    // the constraints' groups alone (AccelerationStepper.constraintGroups, an impulse's reach):
+    // the spring leaves "d" by itself
+    stepper.constraintGroups(group);
+    expect(root(1)).toBe(root(2));
+    expect(new Set([root(0), root(1), root(3), root(4), root(5)]).size).toBe(5);
+  });
+});
+
+describe("heldInverseInertia: gᵀ P M⁻¹ g, one arithmetic for the stepper and the impact events", () => {
+  // A 2 kg, 1 m rod hinged at its end about z (no gravity), a joint limit on the hinge (the
+  // impact events then exist) and a position servo: along the hinge's coordinate the joint
+  // leaves the inverse inertia about the hinge, 1/(m L²/3) = 1.5 /(kg m²); the joints free,
+  // about the centre, 1/(m L²/12) = 6.
+  it("a rod hinged at its end: 1/(m L²/3), the stepper's at its step's start and the events' at t bit for bit", () => {
+    const m = 2;
+    const L = 1;
+    const sim = loadModel(
+      rodPendulum({
+        mass: m,
+        length: L,
+        axis: [0, 0, 1],
+        gravity: [0, 0, 0],
+        limits: { lower: -1, upper: 1 },
+        servo: { type: "position", target: 0.3, kp: 1e6, kd: 0 },
+        solver: { integrator: "moreau-jean", dt: 0.005 },
+      }),
+    );
+    sim.step(3);
+    const inner = sim as unknown as {
+      stepper: AccelerationStepper;
+      integrator: { events: ImpactEvents };
+      time: number;
+    };
+    const stepper = inner.stepper as unknown as {
+      sys: BodySystem;
+      constraints: ConstraintSet;
+      effectors: ForceEffector[];
+      tangentTime: number;
+      tangentFactored: boolean;
+      jointInverseInertia(g: Float64Array): number;
+    };
+    const t = sim.state().time;
+    const servo = stepper.effectors.find((e) => e instanceof JointActuator) as JointActuator;
+    const g = new Float64Array(stepper.sys.numDofs);
+    servo.coordinate.evaluateJacobian();
+    servo.coordinate.spread(1, g);
+    const ws = projectionWorkspace(stepper.constraints);
+    ws.factorAt(t);
+    const x = new Float64Array(g.length);
+    const rates = new Float64Array(stepper.constraints.numRows);
+    const held = heldInverseInertia(stepper.sys, ws, g, x, rates);
+    expect(Math.abs(held - 3 / (m * L * L))).toBeLessThan(1e-12);
+    expect(
+      Math.abs(heldInverseInertia(stepper.sys, null, g, x, rates) - 12 / (m * L * L)),
+    ).toBeLessThan(1e-12);
+    // the stepper's, S factored at its step's start t
+    stepper.tangentTime = t;
+    stepper.tangentFactored = false;
+    expect(stepper.jointInverseInertia(g)).toBe(held);
+    // the events', the joints factored at t
+    const events = inner.integrator.events as unknown as {
+      heldInverseInertia(t: number, q: JointCoordinate): number;
+    };
+    expect(events.heldInverseInertia(t, servo.coordinate)).toBe(held);
   });
 });
