@@ -16,36 +16,21 @@
  *   a checkpoint holding it, and the file held no run: it came back as its creation left it,
  *   ready).
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
+import { dataDirServers } from "../support/data-dir";
 import { FrameClient } from "../support/frames";
 import { fallingBody } from "../support/models";
-import { type ServerProcess, spawnServer } from "../support/process";
+import type { ServerProcess } from "../support/process";
 import { waitFor } from "../support/wait";
 
-const dataDir = mkdtempSync(join(tmpdir(), "moreau-ack-"));
-const servers: ServerProcess[] = [];
-afterAll(() => {
-  for (const s of servers) s.kill();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+const { dataDir, spawn, crash } = dataDirServers("moreau-ack-");
 
 const H = 0.005;
 const G = 9.81;
 
-async function start(env: Record<string, string>): Promise<ServerProcess> {
-  const s = await spawnServer({ DATA_DIR: dataDir, CHECKPOINT_EVERY_STEPS: "50", ...env });
-  servers.push(s);
-  return s;
-}
-
-/** SIGKILL, at once (the caller has just read the last answer). */
-async function crash(s: ServerProcess): Promise<void> {
-  s.kill();
-  expect(await s.exited).toBe(null);
-}
+const start = (env: Record<string, string>) => spawn({ CHECKPOINT_EVERY_STEPS: "50", ...env });
 
 async function create(s: ServerProcess, name: string): Promise<string> {
   const r = await s.call("POST", "/v1/sessions", { model: fallingBody({ name }) });

@@ -20,26 +20,21 @@
  *   constant acceleration: after n steps of h, v_z = −g n h and z = z0 − ½ g (n h)² — and
  *   its State and first frame say the paused step is kept.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { afterAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import type { StateFrameOut } from "../../schemas/api";
 import { MoreauClient } from "../../src/client/index";
+import { dataDirServers } from "../support/data-dir";
 import { FrameClient } from "../support/frames";
 import { fallingBody } from "../support/models";
-import { type ServerProcess, spawnServer } from "../support/process";
+import type { ServerProcess } from "../support/process";
 import { waitFor } from "../support/wait";
 
-const dataDir = mkdtempSync(join(tmpdir(), "moreau-kept-"));
+const { dataDir, spawn } = dataDirServers("moreau-kept-");
 const stall = join(dataDir, "stall");
 const held = `${stall}.held`;
-const servers: ServerProcess[] = [];
-afterAll(() => {
-  for (const s of servers) s.kill();
-  rmSync(dataDir, { recursive: true, force: true });
-});
 
 const H = 0.005;
 const G = 9.81;
@@ -47,10 +42,9 @@ const Z0 = 10;
 const K = 50;
 const WAIT_MS = 300;
 
-async function start(): Promise<ServerProcess> {
-  const s = await spawnServer(
+function start(): Promise<ServerProcess> {
+  return spawn(
     {
-      DATA_DIR: dataDir,
       CHECKPOINT_EVERY_STEPS: String(K),
       CHECKPOINT_MIN_INTERVAL_MS: "0",
       CHECKPOINT_WAIT_MS: String(WAIT_MS),
@@ -65,8 +59,6 @@ async function start(): Promise<ServerProcess> {
       ],
     },
   );
-  servers.push(s);
-  return s;
 }
 
 type Frame = StateFrameOut & { bodies: { id: string; velocity: number[] }[] };

@@ -15,20 +15,14 @@
  * - a client's POST /run is a new run: killed, it is resumed by the next start;
  * - a graceful stop (SIGTERM) within the window is no death: the next start resumes it.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
+import { dataDirServers } from "../support/data-dir";
 import { fallingBody } from "../support/models";
-import { type ServerProcess, spawnServer } from "../support/process";
 import { waitFor } from "../support/wait";
 
-const dataDir = mkdtempSync(join(tmpdir(), "moreau-resume-guard-"));
-const servers: ServerProcess[] = [];
-afterAll(() => {
-  for (const s of servers) s.kill();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+const { dataDir, spawn, crash } = dataDirServers("moreau-resume-guard-");
 
 const H = 0.005;
 const G = 9.81;
@@ -37,20 +31,8 @@ const Z0 = 10;
 const RUN = { realtimeFactor: 0.5 };
 const HELD = { realtimeFactor: 0.5, until: null };
 
-async function start(): Promise<ServerProcess> {
-  const s = await spawnServer(
-    { DATA_DIR: dataDir, CHECKPOINT_EVERY_STEPS: "50", CHECKPOINT_MIN_INTERVAL_MS: "0" },
-    { timeoutMs: 120_000 },
-  );
-  servers.push(s);
-  return s;
-}
-
-/** SIGKILL, at once. */
-async function crash(s: ServerProcess): Promise<void> {
-  s.kill();
-  expect(await s.exited).toBe(null);
-}
+const start = () =>
+  spawn({ CHECKPOINT_EVERY_STEPS: "50", CHECKPOINT_MIN_INTERVAL_MS: "0" }, { timeoutMs: 120_000 });
 
 /** The session's checkpoint file: its status and step, and the run it holds (if any). */
 function fileOf(id: string) {
