@@ -12,8 +12,8 @@
  * Before the steps kept their start's energy (articulated.ts keepEnergy) the Runge–Kutta
  * pair's sub-step errors, each within the tolerance, added up in proportion to the time:
  * +3.7e-4 J/s on the chain (+0.054 J at 150 s, +0.22 J by 600 s), +2.2e-4 J/s on the whip
- * (+0.027 J at 150 s, +0.133 J by 600 s). Now within 1e-12 J over 600 s on both, at the same
- * sub-steps a step (3.7 and 3.2). The bound, 1e-6 of the energy the motion can reach, is
+ * (+0.027 J at 150 s, +0.133 J by 600 s). Now within 2e-13 J over 150 s on both, at the same
+ * evaluations a step. The bound, 1e-6 of the energy the motion can reach, is
  * far above that rounding and far below any drift.
  */
 import { describe, expect, it } from "vitest";
