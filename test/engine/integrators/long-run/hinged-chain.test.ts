@@ -22,36 +22,11 @@
 import { describe, expect, it } from "vitest";
 import { loadModel } from "../../../../src/engine/index";
 import { type MassProperties, mechanicalEnergy, report } from "./helpers";
-import { G } from "./models";
+import { G, hingedChainModel } from "./models";
 
 const N = 5;
 const L = 0.05;
 const MASS = 0.05;
-
-function chain(integrator: string) {
-  const q = [Math.SQRT1_2, 0, Math.SQRT1_2, 0]; // the link's z axis along world +x
-  const inertia = [(MASS * L * L) / 12, (MASS * L * L) / 12, 1e-4 * MASS * L * L];
-  const bodies = Array.from({ length: N }, (_, i) => ({
-    id: `l${i}`,
-    mass: MASS,
-    position: [(i + 0.5) * L, 0, 0],
-    orientation: q,
-    inertia,
-  }));
-  const joints = bodies.map((_, i) => ({
-    id: `j${i}`,
-    type: "revolute",
-    a: i === 0 ? { body: "ground", point: [0, 0, 0] } : { body: `l${i - 1}`, point: [0, 0, L / 2] },
-    b: { body: `l${i}`, point: [0, 0, -L / 2] },
-    axis: [0, 1, 0],
-  }));
-  return {
-    gravity: [0, 0, -G],
-    bodies,
-    joints,
-    solver: { integrator, dt: 0.005 },
-  };
-}
 
 describe.each([
   ["generalized-alpha", 0.02],
@@ -59,7 +34,7 @@ describe.each([
   ["symplectic-euler", 0.03],
 ])("a 5-link hinged chain of 5 cm links for 40 s under %s's defaults", (integrator, bound) => {
   it(`keeps its energy within ${bound * 100} % of m g L/2`, () => {
-    const model = chain(integrator);
+    const model = hingedChainModel(N, L, MASS, { integrator, dt: 0.005 });
     const sim = loadModel(model);
     const props: Record<string, MassProperties> = {};
     for (const b of model.bodies) props[b.id] = { mass: b.mass, inertia: b.inertia };
