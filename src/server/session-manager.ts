@@ -32,7 +32,9 @@
  * Cluster (REDIS_URL, src/server/cluster/): the manager holds the sessions this node owns;
  * `attachCluster` gives it the cluster's hooks (registry and quotas, leases, frames to the
  * Redis logs, fenced checkpoints), `adopt` opens a session taken over from its checkpoint
- * and `evict` lets one go whose lease another node holds now.
+ * (its run resumed in the session's first turn), `handOver` lets one go in its turn for a
+ * drain (its run kept in its checkpoint), and `evict` lets one go whose lease another node
+ * holds now.
  *
  * Snapshots: `exportSnapshot` answers the session document (schemas/api.ts Snapshot: the
  * worker's engine snapshot bytes wrapped, never parsed here); `create` with a snapshot and
