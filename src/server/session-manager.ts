@@ -32,7 +32,9 @@
  * Cluster (REDIS_URL, src/server/cluster/): the manager holds the sessions this node owns;
  * `attachCluster` gives it the cluster's hooks (registry and quotas, leases, frames to the
  * Redis logs, fenced checkpoints), `adopt` opens a session taken over from its checkpoint
- * and `evict` lets one go whose lease another node holds now.
+ * (its run resumed in the session's first turn), `handOver` lets one go in its turn for a
+ * drain (its run kept in its checkpoint), and `evict` lets one go whose lease another node
+ * holds now.
  *
  * Snapshots: `exportSnapshot` answers the session document (schemas/api.ts Snapshot: the
  * worker's engine snapshot bytes wrapped, never parsed here); `create` with a snapshot and
@@ -650,15 +652,17 @@ export class SessionManager {
    */
   async adopt(cp: Checkpoint): Promise<SessionOut> {
     const created = Date.parse(cp.snapshot.session.createdAt ?? "");
+    const run = cp.run;
+    // its run resumed in the session's first turn (lifecycle.ts open): a command received
+    // while the takeover is under way (a stream's, served from the table) takes effect after
     const rec = await this.lifecycle.open(
       cp.id,
       cp.owner,
       { snapshot: cp.snapshot, log: cp.log },
       Number.isFinite(created) ? new Date(created) : new Date(),
       true,
+      run ? (r) => withRecord(r, () => this.recovery.resume(r, run)) : undefined,
     );
-    const run = cp.run;
-    if (run) await withRecord(rec, () => this.recovery.resume(rec, run));
     // its first checkpoint under the new epoch once the run is resumed: taken before, it
     // held the session paused without its run (restored paused by the worker), and a node
     // lost before the run's next checkpoint gave the next one the session paused — an
@@ -675,6 +679,7 @@ export class SessionManager {
     const rec = this.table.find(id);
     if (!rec) return;
     rec.deleted = true;
+    rec.evicted = true;
     this.table.delete(id);
     this.checkpoints.forget(rec);
     if (!rec.lost) {
@@ -683,23 +688,38 @@ export class SessionManager {
     }
   }
 
-  /**
-   * Checkpoints a session now; resolves when written. `handOver` (a drain): a run is
-   * stopped first and kept in the checkpoint, for the node taking the session over.
-   */
-  async checkpointNow(id: string, handOver: boolean): Promise<void> {
+  /** Checkpoints a session now (its registry entry re-made after Redis lost it); resolves when written. */
+  async checkpointNow(id: string): Promise<void> {
     const rec = this.table.find(id);
     if (!rec) return;
     // a session being rebuilt after a worker loss is checkpointed as rebuilt (its lost
     // simulation has nothing to pause or export)
     if (rec.rebuilding) await rec.rebuilding;
-    if (handOver && rec.status === "running" && rec.run) {
-      rec.resumeRun = runOf(rec.run);
-      await withRecord(rec, () =>
-        this.calls.call(rec, rec.worker, { kind: "pause", sessionId: id }),
-      ).catch(() => undefined);
-    }
     await this.checkpoints.checkpoint(rec, true);
+  }
+
+  /**
+   * Hands a session over (a drain): a run is stopped and kept in the checkpoint, for the
+   * node taking the session over, then the session is let go (evict) once it is written —
+   * all in the session's turn (records.ts inTurn), so that a command received meanwhile
+   * takes effect on the node taking it over (answered 503 here, to be retried: `evicted`).
+   * Until 2026-12-07 a pause received during the hand-over's checkpoint was answered
+   * `paused` and undone by the other node resuming the run the checkpoint held.
+   */
+  async handOver(id: string): Promise<void> {
+    const rec = this.table.find(id);
+    if (!rec) return;
+    await inTurn(rec, async () => {
+      if (rec.rebuilding) await rec.rebuilding;
+      if (rec.status === "running" && rec.run) {
+        rec.resumeRun = runOf(rec.run);
+        await withRecord(rec, () =>
+          this.calls.call(rec, rec.worker, { kind: "pause", sessionId: id }),
+        ).catch(() => undefined);
+      }
+      await this.checkpoints.checkpoint(rec, true);
+      await this.evict(id);
+    });
   }
 
   /** Tells a session's worker which classes to encode (the cluster's wanted ones). */
@@ -795,6 +815,12 @@ export class SessionManager {
     effect: () => Promise<T>,
   ): Promise<T> {
     return inTurn(rec, async () => {
+      if (rec.evicted)
+        throw new ApiError(
+          "cluster_unavailable",
+          `session ${rec.id} moved to another node meanwhile; retry`,
+          { session: rec.id, retryAfterMs: 100 },
+        );
       if ((await this.table.live(rec.id, owner)) !== rec) throw notFound(rec.id);
       return effect();
     });

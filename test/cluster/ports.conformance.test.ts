@@ -162,6 +162,21 @@ for (const [name, make] of Object.entries(adapters))
         expect((await d.claim("s1", "C", 300))?.epoch).toBe(3);
       }));
 
+    it("a holder's claim again (Redis lost its counter): its epoch + 1, the later claims above it; none once another claimed since", () =>
+      use(async ({ directory: d }) => {
+        // the counter gone (a fresh session here, as after a restart without data): put back
+        const a = await d.claim("s2", "A", 5000, 7);
+        expect(a?.epoch).toBe(8);
+        await d.release(a as NonNullable<typeof a>);
+        const b = await d.claim("s2", "B", 5000);
+        expect(b?.epoch).toBe(9);
+        await d.release(b as NonNullable<typeof b>);
+        // A again from its epoch 8: B claimed since (9), refused
+        expect(await d.claim("s2", "A", 5000, 8)).toBeNull();
+        // B again from its epoch 9: nobody since, 10
+        expect((await d.claim("s2", "B", 5000, 9))?.epoch).toBe(10);
+      }));
+
     it("claims race: of 20 concurrent claims exactly one wins", () =>
       use(async ({ directory: d }) => {
         const results = await Promise.all(

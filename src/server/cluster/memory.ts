@@ -95,9 +95,11 @@ export class MemoryDirectory implements SessionDirectory {
     return out.sort((a, b) => (a.id < b.id ? -1 : 1));
   }
 
-  async claim(session: string, node: string, ttlMs: number): Promise<Lease | null> {
+  async claim(session: string, node: string, ttlMs: number, held = 0): Promise<Lease | null> {
     if (this.c.live(session)) return null;
-    const epoch = (this.c.epochs.get(session) ?? 0) + 1;
+    const counter = this.c.epochs.get(session) ?? 0;
+    if (held > 0 && counter > held) return null;
+    const epoch = Math.max(counter, held) + 1;
     this.c.epochs.set(session, epoch);
     this.c.leases.set(session, { node, epoch, until: this.c.now() + ttlMs });
     return { session, node, epoch };

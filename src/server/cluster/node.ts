@@ -318,7 +318,7 @@ export class ClusterNode implements ClusterHooks {
 
   fenced(rec: SessionRecord): void {
     this.metrics.fencedWrites.inc({ kind: "checkpoint" });
-    void this.lose(rec.id, "its checkpoint was refused by the fencing token");
+    this.refused(rec.id, "its checkpoint was refused by the fencing token");
   }
 
   unavailable(rec: SessionRecord): void {
@@ -347,7 +347,9 @@ export class ClusterNode implements ClusterHooks {
     const rec = this.sessions.local(id);
     const auth = this.config.apiKeys.length > 0;
     if (rec) return !auth || rec.owner === owner;
-    const e = await this.directoryCall(() => this.ports.directory.entry(id));
+    const entry = () => this.directoryCall(() => this.ports.directory.entry(id));
+    let e = await entry();
+    while (e === null && (await this.reentering())) e = await entry();
     return e !== null && (!auth || e.owner === owner);
   }
 
@@ -363,6 +365,11 @@ export class ClusterNode implements ClusterHooks {
     reply.header(SERVED_BY, this.id);
     const [, id, rest] = m;
     if (id === undefined) {
+      // the takeovers under way here first, for a node's own list as for the one it gives
+      // another (forwarded): a session taken over is open before its run is resumed
+      // (SessionManager.adopt), and was listed `paused` meanwhile, a state no request on it
+      // can read (they wait for the takeover: below)
+      if (req.method === "GET") await Promise.all(this.adopting.values());
       if (forwarded) return;
       if (req.method === "POST") {
         const target = await this.place();
@@ -416,15 +423,7 @@ export class ClusterNode implements ClusterHooks {
       }
       const entry = await this.directoryCall(() => this.ports.directory.entry(id));
       if (!entry) {
-        // Redis came back lately (restarted, perhaps without its data): each node enters its
-        // sessions' leases and registry again at its next renewal (every third of the TTL),
-        // and until then a session another node holds is unknown here — waited for, where
-        // it was answered 404 (a POST /run through another node just after the restart)
-        const back = this.ports.reconnectedAt?.() ?? Number.NEGATIVE_INFINITY;
-        if (performance.now() - back < this.ttl) {
-          await new Promise((r) => setTimeout(r, 100));
-          continue;
-        }
+        if (await this.reentering()) continue;
         return; // unknown: answered 404 here
       }
       // a draining node takes nothing over: a request forwarded to it while it let a session
@@ -447,8 +446,11 @@ export class ClusterNode implements ClusterHooks {
     body: unknown,
     headers: IncomingHttpHeaders,
   ): Promise<{ status: number; body: unknown }> {
-    const holder = await this.directoryCall(() => this.ports.directory.holder(id));
-    const node = holder ? await this.nodeInfo(holder.node) : null;
+    let node: NodeInfo | null;
+    do {
+      const holder = await this.directoryCall(() => this.ports.directory.holder(id));
+      node = holder ? await this.nodeInfo(holder.node) : null;
+    } while (node === null && (await this.reentering()));
     if (!node)
       throw new ApiError("cluster_unavailable", `no node holds session ${id} now; retry`, {
         session: id,
@@ -505,8 +507,7 @@ export class ClusterNode implements ClusterHooks {
       recs.map(async (rec) => {
         const held = this.held.get(rec.id);
         try {
-          await this.sessions.checkpointNow(rec.id, true);
-          await this.sessions.evict(rec.id);
+          await this.sessions.handOver(rec.id);
           this.held.delete(rec.id);
           if (held) await this.leases.release(held.lease);
           await this.ports.bus.control({ type: "released", session: rec.id });
@@ -557,7 +558,7 @@ export class ClusterNode implements ClusterHooks {
         else {
           this.metrics.fencedWrites.inc({ kind: "frame" });
           if (this.sessions.local(rec.id) === rec)
-            void this.lose(rec.id, "its frames were refused by the fencing token");
+            this.refused(rec.id, "its frames were refused by the fencing token");
         }
       },
       () => undefined, // Redis unreachable: remote subscribers miss these frames
@@ -706,7 +707,12 @@ export class ClusterNode implements ClusterHooks {
     }
     // not ours any more: no request is served on it from here on, whatever comes next
     held.trustedUntil = Number.NEGATIVE_INFINITY;
-    const lease = await this.leases.claim(id, this.id, this.ttl);
+    // again as the holder of its epoch: only if no other node claimed it since, and at the
+    // next epoch — if Redis lost the session's epoch counter (restarted without its data),
+    // it is put back past the epoch held, and neither this claim nor a later one hands out
+    // an epoch an older holder's writes carry (the fences compare equality; until
+    // 2026-12-07 the counter restarted at 1, the first holder's epoch)
+    const lease = await this.leases.claim(id, this.id, this.ttl, held.lease.epoch);
     if (!lease) {
       await this.lose(id, "its lease is held by another node");
       return false;
@@ -725,11 +731,49 @@ export class ClusterNode implements ClusterHooks {
         { maxSessions: Number.MAX_SAFE_INTEGER, maxPerKey: Number.MAX_SAFE_INTEGER },
       );
       await this.ports.directory.putScene(id, this.sessions.sceneFrame(rec, "json", false));
-      await this.sessions.checkpointNow(id, false);
+      await this.sessions.checkpointNow(id);
     })().catch((err) =>
       this.log.warn({ err, session: id }, "session not re-entered in the registry"),
     );
     return true;
+  }
+
+  /**
+   * Whether a session the directory does not know (no entry, no holder) may only not be
+   * entered again yet — then waits 100 ms to look again: Redis came back less than
+   * LEASE_TTL_MS ago (restarted, perhaps without its data), and each node enters its
+   * sessions' leases and registry again at its next renewal (every third of the TTL). The
+   * route, a stream's opening (exists) and its forwarded commands (request) wait so: until
+   * 2026-12-07 the latter two answered a session held by another node unknown (404 to the
+   * upgrade) or held by none (503) just after such a restart.
+   */
+  private async reentering(): Promise<boolean> {
+    const back = this.ports.reconnectedAt?.() ?? Number.NEGATIVE_INFINITY;
+    if (performance.now() - back >= this.ttl) return false;
+    await new Promise((r) => setTimeout(r, 100));
+    return true;
+  }
+
+  /**
+   * A write of a session held here refused by its fencing token: another node claimed the
+   * session (it is let go, as a refused renewal's), or Redis lost its epoch with its data
+   * (restarted without it) and no claim came since (it is claimed again, as a refused
+   * renewal's: `renewed`). Until 2026-12-07 the session was let go either way, and a
+   * checkpoint or a frame written between such a restart and the holder's next renewal
+   * lost the session: nobody held it, nor entered it in the registry again.
+   */
+  private refused(id: string, why: string): void {
+    const held = this.held.get(id);
+    if (!held) {
+      void this.lose(id, why);
+      return;
+    }
+    if (this.renewing.has(id)) return;
+    const p = this.renewed(id, held, performance.now(), false).finally(() =>
+      this.renewing.delete(id),
+    );
+    this.renewing.set(id, p);
+    p.catch(() => undefined);
   }
 
   /** Whether this node may serve a request on a session it holds (see the file's head). */

@@ -75,8 +75,14 @@ export interface SessionDirectory {
   withdraw(nodeId: string): Promise<void>;
   /** The nodes whose heartbeat is alive. */
   nodes(): Promise<NodeInfo[]>;
-  /** Takes the lease of a session if nobody holds it: the new epoch, or null. */
-  claim(session: string, node: string, ttlMs: number): Promise<Lease | null>;
+  /**
+   * Takes the lease of a session if nobody holds it: the new epoch (the counter + 1), or
+   * null. `held`: a holder claims again the lease it held at that epoch (lost: expired, or
+   * gone with Redis's data) — only if no claim came since (the counter at most `held`, or
+   * lost too), at `held` + 1: the counter is put back, and no epoch an older holder's writes
+   * carry is handed out again.
+   */
+  claim(session: string, node: string, ttlMs: number, held?: number): Promise<Lease | null>;
   /** Extends a lease still held (same node and epoch); false when it was lost. */
   renew(lease: Lease, ttlMs: number): Promise<boolean>;
   /** Gives a lease up (only the holder's; another's is left alone). */

@@ -33,8 +33,12 @@ export function ready(redis: Redis, timeoutMs: number): Promise<boolean> {
   });
 }
 
+// KEYS: lease, epoch; ARGV: node, ttlMs, the epoch its holder claims it again from (0: none)
 const CLAIM = `
-local e = tonumber(redis.call('GET', KEYS[2]) or '0') + 1
+local c = tonumber(redis.call('GET', KEYS[2]) or '0')
+local held = tonumber(ARGV[3])
+if held > 0 and c > held then return false end
+local e = math.max(c, held) + 1
 if not redis.call('SET', KEYS[1], ARGV[1] .. ':' .. e, 'PX', ARGV[2], 'NX') then return false end
 redis.call('SET', KEYS[2], e)
 return e`;
@@ -108,7 +112,7 @@ export class RedisDirectory implements SessionDirectory {
     return out;
   }
 
-  async claim(session: string, node: string, ttlMs: number): Promise<Lease | null> {
+  async claim(session: string, node: string, ttlMs: number, held = 0): Promise<Lease | null> {
     const e = await this.redis.eval(
       CLAIM,
       2,
@@ -116,6 +120,7 @@ export class RedisDirectory implements SessionDirectory {
       this.k.epoch(session),
       node,
       ttlMs,
+      held,
     );
     return e === null ? null : { session, node, epoch: Number(e) };
   }

@@ -69,13 +69,22 @@ export class SessionLifecycle {
     private readonly resume: (rec: SessionRecord, run: RunAt) => Promise<void>,
   ) {}
 
-  /** Opens session `id` of `owner` from `from`; `restoring`: from its own checkpoint. */
+  /**
+   * Opens session `id` of `owner` from `from`; `restoring`: from its own checkpoint. `first`
+   * (a restored session's run resumed) takes effect in the session's first turn (records.ts
+   * inTurn), taken as the record enters the table, before any request can reach it: a
+   * command received meanwhile (the cluster's `opened` waits for Redis, and a stream's
+   * commands are served from the table: routes/stream.ts) takes effect after it. Until
+   * 2026-12-07 a takeover's resumption was not in a turn: a pause received between the
+   * opening and the resumption was answered `paused` and undone by the resumption.
+   */
   async open(
     id: string,
     owner: string | null,
     from: Origin,
     createdAt: Date,
     restoring = false,
+    first?: (rec: SessionRecord) => Promise<void>,
   ): Promise<SessionRecord> {
     // a restored session was already counted against its key's quota
     const admitted = this.admission.enter(owner, !restoring);
@@ -172,7 +181,18 @@ export class SessionLifecycle {
         deleting: false,
         removing: null,
         deleted: false,
+        evicted: false,
       };
+      // `first` once the session is open (not if it could not be)
+      let isOpen: (ok: boolean) => void = () => {};
+      const opened = new Promise<boolean>((resolve) => {
+        isOpen = resolve;
+      });
+      const firstTurn = first
+        ? inTurn(rec, async () => {
+            if (await opened) await first(rec);
+          })
+        : null;
       this.table.add(rec);
       // a session restored from its checkpoint: the store holds that step
       if (restoring) this.calls.tellKept(rec);
@@ -181,11 +201,14 @@ export class SessionLifecycle {
         try {
           await cluster.opened(rec);
         } catch (err) {
+          isOpen(false);
           this.table.delete(id);
           this.drop(worker, id);
           throw err;
         }
       }
+      isOpen(true);
+      if (firstTurn) await firstTurn;
       this.log.info(
         {
           session: id,
@@ -276,20 +299,19 @@ export class SessionLifecycle {
       if (this.table.has(cp.id)) continue;
       const created = Date.parse(cp.snapshot.session.createdAt ?? "");
       try {
-        const rec = await this.open(
+        const run = cp.run;
+        // its run resumed in the session's first turn: a command received meanwhile (the
+        // server listens when a worker's start restores it late) takes effect after it
+        await this.open(
           cp.id,
           cp.owner,
           { snapshot: cp.snapshot, log: cp.log },
           Number.isFinite(created) ? new Date(created) : new Date(),
           true,
+          run ? (rec) => withRecord(rec, () => this.resume(rec, run)) : undefined,
         );
         this.table.awaitingRestore.delete(cp.id);
         restored++;
-        const run = cp.run;
-        // in the session's first turn (taken before any request can reach it): a command
-        // received meanwhile (the server listens when a worker's start restores it late)
-        // takes effect once the run is resumed
-        if (run) await inTurn(rec, () => withRecord(rec, () => this.resume(rec, run)));
       } catch (err) {
         if (err instanceof ApiError && err.code === "worker_unavailable") {
           const worker = (err.details as { worker?: number } | undefined)?.worker ?? 0;

@@ -155,6 +155,11 @@ export interface SessionRecord {
   deleting: boolean;
   removing: Promise<void> | null;
   deleted: boolean;
+  /**
+   * REDIS_URL: let go to another node (SessionManager.evict: a drain's hand-over, a lease
+   * lost): the commands that waited for their turn behind it answer 503 to be retried there
+   */
+  evicted: boolean;
 }
 
 /**
