@@ -664,8 +664,8 @@ const IMPULSE_SCRATCH = new Float64Array(3);
  *   "forces"  the applied forces at the state (a command, gains, a load, a spring limit's
  *             bound moved where the joint is past it: the forces the integrator carries from
  *             the last step and the step's work at its start)
- *   "none"    nothing the dynamics read (a zero impulse; a bodyState of the values in
- *             place; bounds moved where the joint is inside both the old and the new ones):
+ *   "none"    nothing the dynamics read (a zero impulse; a bodyState or jointState of the
+ *             values in place; gains equal to those in effect; bounds moved where the joint is inside both the old and the new ones):
  *             the run goes on as without it, bit for bit, its energy balance too.
  */
 export type InputEffect = "state" | "forces" | "none";
@@ -680,9 +680,14 @@ export function applyInput(input: InputSpec, t: InputTargets): InputEffect {
       return "forces";
     }
     case "gains": {
-      const a = t.actuators.get(input.id);
-      if (a?.setGains(gainsOf(input, a))) t.effectorsChanged();
-      return "forces";
+      const a = t.actuators.get(input.id) as JointActuator;
+      const was = a.gains;
+      if (a.setGains(gainsOf(input, a))) t.effectorsChanged();
+      const now = a.gains;
+      // the gains in effect given again (a client writing back the State's actuators[].gains):
+      // the law reads the same numbers, so nothing to re-take (until 2026-12-07 "forces": the
+      // step's work re-evaluated, articulated's energy.error 6e-18 J off the run without it)
+      return now.kp === was.kp && now.kd === was.kd && now.limit === was.limit ? "none" : "forces";
     }
     case "load":
       t.loads
@@ -726,9 +731,12 @@ export function applyInput(input: InputSpec, t: InputTargets): InputEffect {
       // set on a bound it would be past (in joint space: the other joints stay, where the
       // teleport's projection, ontoBounds, moves the whole chain by the least kinetic
       // metric: j1 of a 3-link chain set 0.5 rad past read 0.984 with j0 and j2 moved
-      // 0.16 and 0.80 rad); a mimic's partners with it
-      t.jointStates.set(input.id, input.position, input.velocity, t.limits);
-      return "state";
+      // 0.16 and 0.80 rad); a mimic's partners with it. The values in place (a client writing
+      // back the State it read): nothing changes, so no start (until 2026-12-07 one, the
+      // energy reference re-taken: a servo rod's energy.dissipated, −0.67 J at 0.2 s, to 0)
+      return t.jointStates.set(input.id, input.position, input.velocity, t.limits)
+        ? "state"
+        : "none";
     }
     case "impulse": {
       // a zero kick (J = L = 0) changes no velocity: not a start (the energy reference kept)

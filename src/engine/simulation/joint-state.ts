@@ -135,19 +135,28 @@ export class JointStates {
   /**
    * Sets the joint's q and/or q̇ (checked: refusal(joint) is null), and its mimic group's by
    * their relations; a q past the bounds in effect (`bounds`, by joint) set on the bound.
+   * Returns false, having changed nothing, when the values it would give the joint are its
+   * own in place, q and q̇ as the State reports them (evaluate: the unwrapped angle, its turn
+   * count included), bit for bit: a client writing back the State it read. Its mimic partners
+   * are then left as the dynamics keep them, q_f = m q_l + o to the constraints' tolerance
+   * (set, they would be put on it to round-off: a slider pair's leader written back under
+   * newmark moved its follower by an ulp, a start; its follower's under backward-euler, by
+   * (q − o)/m read an ulp off q_l). Not so a q past a bound, its own or a partner's mapped
+   * onto it: set on the bound.
    */
   set(
     joint: string,
     position: number | undefined,
     velocity: number | undefined,
     bounds: ReadonlyMap<string, Bounds>,
-  ): void {
+  ): boolean {
     const up = this.leaders.get(joint);
     const leader = up?.joint ?? joint;
     // the followed joint's values: q_l = (q − o)/m, q̇_l = q̇/m
     const m = up?.multiplier ?? 1;
     const o = up?.offset ?? 0;
-    let q = position === undefined ? undefined : (position - o) / m;
+    const asked = position === undefined ? undefined : (position - o) / m;
+    let q = asked;
     const rate = velocity === undefined ? undefined : velocity / m;
     const relations: Follower[] = [
       { joint: leader, multiplier: 1, offset: 0 },
@@ -162,12 +171,22 @@ export class JointStates {
         const y = (b.upper - r.offset) / r.multiplier;
         q = Math.min(Math.max(x, y), Math.max(Math.min(x, y), q));
       }
+    // in place: the joint's own values given and no bound moves q (compared as given, not
+    // mapped through q_l: (q − o)/m and back reads an ulp off)
+    const c = this.coordinates.get(joint) as JointCoordinate;
+    c.evaluate();
+    if (
+      (position === undefined || (position === c.value && q === asked)) &&
+      (velocity === undefined || velocity === c.rate)
+    )
+      return false;
     for (const r of relations)
       this.apply(
         r.joint,
         q === undefined ? undefined : r.multiplier * q + r.offset,
         rate === undefined ? undefined : r.multiplier * rate,
       );
+    return true;
   }
 
   private side(joint: string): ChildSide {

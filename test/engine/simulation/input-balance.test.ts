@@ -12,9 +12,14 @@
  * energy.dissipated = −½ I q̇(t)² (energy.error the scheme's own): checked against the
  * closed form of q̇(t).
  * - limits inputs that keep the joint inside ([−0.8, 0.9], then the model's [−1, 1] back),
- *   a zero impulse and a bodyState writing back the values in place change nothing: the run is bit for bit the run without them, its
- *   energy.error and energy.dissipated included (until 2026-12-07 each re-took the
- *   reference: dissipated and error back to 0 there, the rod's whole record lost);
+ *   a zero impulse, a bodyState or a jointState writing back the values in place (the
+ *   jointState's q unwrapped past 2π on a spinning rod too, and a mimic pair's either
+ *   joint), limits and gains equal to those in effect change nothing: the run is bit for
+ *   bit the run without them, its energy.error and energy.dissipated included (until
+ *   2026-12-07 each re-took the reference: dissipated and error back to 0 there, the rod's
+ *   whole record lost; the gains the step's work, energy.error 6e-18 J off);
+ * - a jointState writing back a q past a bound (a rod resting into a spring limit) is not
+ *   in place: the joint is set on the bound, a start;
  * - a limits input whose bound passes the joint is a start for it (onto the bound, the
  *   reference re-taken: energy.error and dissipated 0 right after), as documented;
  * - but a spring limit's (the model gives its stiffness k) is not: the joint stays past
@@ -53,6 +58,52 @@ function servoRod(integrator: string) {
   );
 }
 
+/**
+ * The rod on a velocity servo (k_v = 2 N·m·s/rad, no limits) from rest to 4 rad/s:
+ * q̇ = 4 (1 − e^{−t k_v/I}), q ≈ 4 t − 1/1.5 rad, past 2π at 1.8 s and 6 turns by 10 s: the
+ * State's q unwrapped, its turn count in play.
+ */
+function spinningRod(integrator: string) {
+  return loadModel(
+    rodPendulum({
+      mass: M,
+      length: L,
+      axis: [0, 1, 0],
+      gravity: [0, 0, 0],
+      servo: { type: "velocity", target: 4, kv: 2 },
+      solver: { integrator, dt: H },
+    }),
+  );
+}
+
+/**
+ * Two sliders along x, s2 following s1 (mimic q₂ = −2 q₁ + 0.01), s1 driven by a position
+ * servo (k_p = 5 N/m, k_d = 0.05 N·s/m) from 0 toward 0.02 m: the bodies 0.05 and 0.08 kg,
+ * so the pair's inertia along q₁ is 0.05 + 4 · 0.08 = 0.37 kg (ω_n = 3.7 rad/s, ζ = 0.02).
+ */
+function mimicSliders(integrator: string) {
+  const slider = (id: string, body: string, y: number) => ({
+    id,
+    type: "prismatic" as const,
+    a: { body: "ground", point: [0, y, 0] as [number, number, number] },
+    b: { body },
+    axis: [1, 0, 0] as [number, number, number],
+  });
+  return loadModel({
+    gravity: [0, 0, 0],
+    bodies: [
+      { id: "f1", mass: 0.05, position: [0, 0.1, 0], inertia: [1e-5, 1e-5, 1e-5] },
+      { id: "f2", mass: 0.08, position: [0.01, -0.1, 0], inertia: [1e-5, 1e-5, 1e-5] },
+    ],
+    joints: [
+      slider("s1", "f1", 0.1),
+      { ...slider("s2", "f2", -0.1), mimic: { joint: "s1", multiplier: -2, offset: 0.01 } },
+    ],
+    actuators: [{ id: "servo", joint: "s1", type: "position", target: 0.02, kp: 5, kd: 0.05 }],
+    solver: { integrator: integrator as "newmark", dt: H },
+  });
+}
+
 /** The closed-form rate q̇(t) (rad/s) of the damped servo from rest at 0 (file comment). */
 function exactRate(t: number): number {
   const wn = Math.sqrt(KP / I);
@@ -70,8 +121,9 @@ function run(
   integrator: string,
   scheduled: [number, InputIn[]][],
   before?: (sim: Simulation, i: number) => void,
+  model: (integrator: string) => Simulation = servoRod,
 ): Float64Array {
-  const sim = servoRod(integrator);
+  const sim = model(integrator);
   for (const [step, list] of scheduled) sim.schedule(inputs(list), step);
   const out = new Float64Array(4 * STEPS);
   for (let i = 0; i < STEPS; i++) {
@@ -152,6 +204,108 @@ describe("inputs that change no state leave the energy balance running", () => {
         sim.schedule(inputs([{ type: "bodyState", id, ...fields }]));
       });
       expect(firstDifference(plain, written), integrator).toBeNull();
+    }
+  });
+
+  it("a jointState writing back the joint's q and q̇ as the State reports them: bit for bit the run without it (every integrator)", () => {
+    for (const integrator of INTEGRATORS) {
+      const plain = run(integrator, []);
+      // mid-swing (0.2 s, q ≈ 0.2 rad at ≈ 1.6 rad/s), near the 3rd, 5th and 9th swings'
+      // turns: q and q̇ together, then q alone, then q̇ alone, then both again
+      const written = run(integrator, [], (sim, i) => {
+        if (i !== 100 && i !== 777 && i !== 1500 && i !== 3000 && i !== 4321) return;
+        const { id, coordinates, rates } = sim.state().joints[0];
+        const fields =
+          i === 1500
+            ? { position: coordinates[0] }
+            : i === 3000
+              ? { velocity: rates[0] }
+              : { position: coordinates[0], velocity: rates[0] };
+        sim.schedule(inputs([{ type: "jointState", id, ...fields }]));
+      });
+      expect(firstDifference(plain, written), integrator).toBeNull();
+      // the spinning rod (unwrapped q past 2π: its turn count in play), written back at 2,
+      // 5 and 8.6 s
+      const spun = run(integrator, [], undefined, spinningRod);
+      const echoed = run(
+        integrator,
+        [],
+        (sim, i) => {
+          if (i !== 1000 && i !== 2500 && i !== 4321) return;
+          const { id, coordinates, rates } = sim.state().joints[0];
+          expect(coordinates[0], integrator).toBeGreaterThan(2 * Math.PI);
+          sim.schedule(
+            inputs([{ type: "jointState", id, position: coordinates[0], velocity: rates[0] }]),
+          );
+        },
+        spinningRod,
+      );
+      expect(spun[4 * (STEPS - 1)], integrator).toBeGreaterThan(12 * Math.PI);
+      expect(firstDifference(spun, echoed), integrator).toBeNull();
+    }
+  });
+
+  it("a mimic pair's jointState written back, the follower's or the followed joint's: bit for bit the run without it (the integrators that take mimics)", () => {
+    for (const integrator of INTEGRATORS.filter((i) => i !== "articulated")) {
+      const plain = run(integrator, [], undefined, mimicSliders);
+      const written = run(
+        integrator,
+        [],
+        (sim, i) => {
+          if (i !== 333 && i !== 1200 && i !== 2500 && i !== 4000) return;
+          // joints[1]: s2, the follower (the first two times), joints[0]: s1
+          const j = sim.state().joints[i < 2000 ? 1 : 0];
+          sim.schedule(
+            inputs([
+              { type: "jointState", id: j.id, position: j.coordinates[0], velocity: j.rates[0] },
+            ]),
+          );
+        },
+        mimicSliders,
+      );
+      expect(firstDifference(plain, written), integrator).toBeNull();
+    }
+  });
+
+  it("a jointState writing back a q past a spring limit's bound is not in place: set on the bound, a start (the compliant integrators)", () => {
+    // the rod pressed by τ = 1 N·m into its upper bound −0.05 rad, a spring k = 20 N·m/rad,
+    // at rest in equilibrium at q = 0 (δ = τ/k past it): the State's q written back is set
+    // on the bound (jointState's bounds), the reference re-taken
+    for (const integrator of ["newmark", "generalized-alpha", "articulated"]) {
+      const sim = loadModel(
+        rodPendulum({
+          mass: M,
+          length: L,
+          axis: [0, 1, 0],
+          gravity: [0, 0, 0],
+          limits: { lower: -1, upper: -0.05, stiffness: 20, damping: 0 },
+          servo: { type: "torque", effort: 1 },
+          solver: { integrator, dt: 1e-3 },
+        }),
+      );
+      sim.step(500);
+      const { id, coordinates, rates } = sim.state().joints[0];
+      expect(Math.abs(coordinates[0]), integrator).toBeLessThan(1e-9);
+      sim.schedule(
+        inputs([{ type: "jointState", id, position: coordinates[0], velocity: rates[0] }]),
+      );
+      const after = sim.state();
+      expect(after.joints[0].coordinates[0], integrator).toBeCloseTo(-0.05, 12);
+      expect(after.energy.error, integrator).toBe(0);
+      expect(after.energy.dissipated, integrator).toBe(0);
+    }
+  });
+
+  it("limits and gains equal to those in effect: bit for bit the run without them (every integrator)", () => {
+    for (const integrator of INTEGRATORS) {
+      const plain = run(integrator, []);
+      const same = run(integrator, [
+        [100, [{ type: "limits", id: "pin", lower: -1, upper: 1 }]],
+        [1500, [{ type: "gains", id: "servo", kp: KP, kd: KD }]],
+        [3000, [{ type: "gains", id: "servo", kp: KP }]],
+        [4321, [{ type: "gains", id: "servo", reset: true }]],
+      ]);
+      expect(firstDifference(plain, same), integrator).toBeNull();
     }
   });
 
