@@ -22,7 +22,7 @@ import { loadModel } from "../../src/engine/index";
 import { lightestWithRoom, sessionMemoryBytes } from "../../src/server/sessions/memory";
 import { bowlMesh } from "../support/bowl";
 import { sample } from "../support/metrics";
-import { fallingBody, groundHinges } from "../support/models";
+import { fallingBody, groundHinges, servoChainLinks } from "../support/models";
 import { startApp, useServer } from "../support/server";
 import { waitFor } from "../support/wait";
 
@@ -423,23 +423,7 @@ describe("the stiff-rate correction's buffers count once it may be taken", () =>
    * (src/engine/integrators/stiff-rates.ts), which then reads every servo.
    */
   const stiffChain = (n: number, type: "position" | "torque" | "none" = "position") => {
-    const bodies = [];
-    const joints = [];
-    for (let i = 0; i < n; i++) {
-      bodies.push({
-        id: `l${i}`,
-        mass: 1,
-        inertia: [0.021, 0.021, 0.002],
-        position: [0, 0, -0.25 - 0.5 * i],
-      });
-      joints.push({
-        id: `j${i}`,
-        type: "revolute",
-        a: i === 0 ? { body: "ground" } : { body: `l${i - 1}`, point: [0, 0, -0.25] },
-        b: { body: `l${i}`, point: [0, 0, 0.25] },
-        axis: i % 2 === 0 ? [1, 0, 0] : [0, 1, 0],
-      });
-    }
+    const { bodies, joints } = servoChainLinks(n);
     const actuators = joints
       .filter(() => type !== "none")
       .map((j) =>

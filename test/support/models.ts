@@ -551,16 +551,16 @@ export function positionServos(
 }
 
 /**
- * The 3-link servo chain's links (hangingChain): 1 kg links 0.5 m long, principal inertia
- * (0.021, 0.021, 0.002) kg·m², hinged about x, y, x from the ground down.
+ * The servo chain's links (hangingChain): n (3 when left out) 1 kg links 0.5 m long,
+ * principal inertia (0.021, 0.021, 0.002) kg·m², hinged about x, y, x, … from the ground
+ * down.
  */
-export function threeLinkChain(): { bodies: BodyIn[]; joints: JointIn[] } {
+export function servoChainLinks(n = 3): { bodies: BodyIn[]; joints: JointIn[] } {
   return hangingChain({
-    joints: [
-      { type: "revolute", axis: [1, 0, 0] },
-      { type: "revolute", axis: [0, 1, 0] },
-      { type: "revolute", axis: [1, 0, 0] },
-    ],
+    joints: Array.from({ length: n }, (_, k) => ({
+      type: "revolute" as const,
+      axis: (k % 2 === 0 ? [1, 0, 0] : [0, 1, 0]) as Vec3,
+    })),
     mass: 1,
     inertia: [0.021, 0.021, 0.002],
   });

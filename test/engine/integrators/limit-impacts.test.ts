@@ -16,7 +16,7 @@ import type { ModelInput } from "../../../schemas/model";
 import { loadModel } from "../../../src/engine/index";
 import { AccelerationStepper } from "../../../src/engine/integrators/acceleration-step";
 import { passageBeforeProjection } from "../../support/limit-passage";
-import { positionServos, rodPendulum, threeLinkChain } from "../../support/models";
+import { positionServos, rodPendulum, servoChainLinks } from "../../support/models";
 
 const M = 1;
 const L = 1;
@@ -324,7 +324,7 @@ describe("joint limits far from the joint cost no prediction (moreau-jean)", () 
   // that: the pull of each limit each step, 3.0 columns a step), and its motion is the same
   // to the bit.
   function chain(limits: boolean) {
-    const { bodies, joints } = threeLinkChain();
+    const { bodies, joints } = servoChainLinks();
     if (limits)
       for (const j of joints)
         Object.assign(j, { limits: { lower: -2, upper: 2, restitution: 0.5 } });

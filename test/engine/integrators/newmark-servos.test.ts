@@ -19,7 +19,7 @@
 import { describe, expect, it } from "vitest";
 import type { ModelInput } from "../../../schemas/model";
 import { loadModel } from "../../../src/engine/index";
-import { centredServoRod, positionServos, servoRod, threeLinkChain } from "../../support/models";
+import { centredServoRod, positionServos, servoChainLinks, servoRod } from "../../support/models";
 
 const m = 2;
 const L = 0.6;
@@ -211,7 +211,7 @@ describe("newmark: a position servo on the rod hinged at its centre", () => {
 });
 
 describe("newmark: the 3-link chain with a stiff servo on every joint", () => {
-  // threeLinkChain (1 kg, 0.5 m links about x, y, x, gravity −z), every servo at k_p with
+  // servoChainLinks (1 kg, 0.5 m links about x, y, x, gravity −z), every servo at k_p with
   // no effort limit, the middle one commanded 0.5 rad at the start, h = 5 ms (h √(k_p/I) =
   // 600 on the middle joint at 1e8). At rest the x-joints carry no torque and the middle
   // servo holds the lower links' gravity moment: k_p (q* − q) = m g (r₁ + r₂) sin q, r₁ =
@@ -229,7 +229,7 @@ describe("newmark: the 3-link chain with a stiff servo on every joint", () => {
       [1e10, 0],
     ])
       it(`β = ${scheme.beta}, γ = ${scheme.gamma}, k_p = ${kp.toExponential(0)}, k_d = ${kd.toExponential(0)}: 2 s, at rest on the static pose, energy.error set in the snap and then held`, () => {
-        const { bodies, joints } = threeLinkChain();
+        const { bodies, joints } = servoChainLinks();
         const sim = loadModel({
           gravity: [0, 0, -G],
           bodies,

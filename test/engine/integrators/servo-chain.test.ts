@@ -26,7 +26,7 @@ import { loadModel } from "../../../src/engine/index";
 import { importUrdf } from "../../../src/formats/urdf/index";
 import { arm7Files, arm7Urdf } from "../../formats/urdf/arm7";
 import { passageBeforeProjection } from "../../support/limit-passage";
-import { positionServos, threeLinkChain } from "../../support/models";
+import { positionServos, servoChainLinks } from "../../support/models";
 
 const G = 9.81;
 const h = 0.005;
@@ -43,7 +43,7 @@ function chain(
   upper?: number,
   restitution = 0,
 ) {
-  const { bodies, joints } = threeLinkChain();
+  const { bodies, joints } = servoChainLinks();
   if (upper !== undefined) Object.assign(joints[1], { limits: { lower: -1, upper, restitution } });
   const sim = loadModel({
     gravity: [0, 0, -G],
@@ -64,7 +64,7 @@ function chain(
  * pose, and the largest |energy.error| of 20 steps.
  */
 function floorChain(commands: readonly number[], fails: number, floor = true, kp = 1e8) {
-  const { bodies, joints } = threeLinkChain();
+  const { bodies, joints } = servoChainLinks();
   const sim = loadModel({
     gravity: [0, 0, -G],
     bodies: [
@@ -159,23 +159,7 @@ describe("generalized-alpha: a hanging chain of 160 links with a stiff servo on 
   const links = 160;
   const kp = 1e8;
   it("the first step converges, every joint closed, the servo turning its joint toward the target, energy.error below 1e-4 of ½ k_p q*²", () => {
-    const bodies = [];
-    const joints = [];
-    for (let i = 0; i < links; i++) {
-      bodies.push({
-        id: `l${i}`,
-        mass: 1,
-        inertia: [0.021, 0.021, 0.002],
-        position: [0, 0, -0.25 - 0.5 * i],
-      });
-      joints.push({
-        id: `j${i}`,
-        type: "revolute",
-        a: i === 0 ? { body: "ground" } : { body: `l${i - 1}`, point: [0, 0, -0.25] },
-        b: { body: `l${i}`, point: [0, 0, 0.25] },
-        axis: i % 2 === 0 ? [1, 0, 0] : [0, 1, 0],
-      });
-    }
+    const { bodies, joints } = servoChainLinks(links);
     const sim = loadModel({
       gravity: [0, 0, -G],
       bodies,
@@ -564,7 +548,7 @@ describe("moreau-jean: the same chain", () => {
     // chaotic swing about all three axes. The θ = ½ step conserves energy to O(h²):
     // measured max |E − E0| over 10 s 2.13e-3, 5.33e-4, 1.33e-4 J at h = 10, 5, 2.5 ms
     // (ratios 4.0, 4.0), of the largest kinetic energy 4.82 J.
-    const { bodies, joints } = threeLinkChain();
+    const { bodies, joints } = servoChainLinks();
     const sim = loadModel({
       gravity: [0, 0, -G],
       bodies,

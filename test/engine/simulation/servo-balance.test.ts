@@ -18,8 +18,8 @@ import {
   positionServos,
   ROD_TIP_RADIUS,
   rodOverFloor,
+  servoChainLinks,
   servoRod,
-  threeLinkChain,
 } from "../../support/models";
 
 const m = 2;
@@ -481,7 +481,7 @@ describe("moreau-jean books every energy change of its split contact and limit s
     ];
     const rise = 9.81 * (z[0] + 0.25 + z[1] + 0.75 + z[2] + 1.25);
     const chain = (offset: number) => {
-      const { bodies, joints } = threeLinkChain();
+      const { bodies, joints } = servoChainLinks();
       return loadModel({
         gravity: [0, 0, -9.81],
         bodies: [
