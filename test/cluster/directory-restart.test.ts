@@ -18,14 +18,10 @@
  */
 import request from "supertest";
 import { afterAll, describe, expect, it } from "vitest";
-import { buildApp, type MoreauApp } from "../../src/server/app";
-import {
-  MemoryBus,
-  MemoryCluster,
-  MemoryDirectory,
-  MemorySnapshotStore,
-} from "../../src/server/cluster/memory";
+import type { MoreauApp } from "../../src/server/app";
+import { MemoryCluster, MemorySnapshotStore } from "../../src/server/cluster/memory";
 import { FencedError } from "../../src/server/cluster/ports";
+import { memoryNodes } from "../support/memory-cluster";
 import { fallingBody } from "../support/models";
 import { waitFor } from "../support/wait";
 
@@ -43,26 +39,9 @@ describe("the directory restarted without its data", () => {
     const c = new MemoryCluster();
     /** performance.now() when the directory's connection came back (-∞: never lost) */
     let back = Number.NEGATIVE_INFINITY;
-    const nodes: MoreauApp[] = [];
-    for (const id of ["a", "b"]) {
-      const app = await buildApp(
-        { workers: 1, logLevel: "silent", nodeId: id, leaseTtlMs: 3000 },
-        {
-          cluster: {
-            directory: new MemoryDirectory(c),
-            bus: new MemoryBus(c),
-            snapshots: new MemorySnapshotStore(c),
-            healthy: () => true,
-            reconnectedAt: () => back,
-            close: async () => undefined,
-          },
-        },
-      );
-      await app.listen({ port: 0, host: "127.0.0.1" });
-      apps.push(app);
-      nodes.push(app);
-    }
-    await waitFor(async () => (await new MemoryDirectory(c).nodes()).length === 2, 5000);
+    const nodes = (await memoryNodes(c, apps, {}, () => ({ reconnectedAt: () => back }))).map(
+      (n) => n.app,
+    );
     const made = await request(nodes[0].server)
       .post("/v1/sessions")
       .send({ model: fallingBody() })

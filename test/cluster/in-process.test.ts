@@ -1,24 +1,10 @@
-/**
- * Nodes of one cluster in this process, over the in-process adapters (a MemoryCluster
- * shared by their ports: src/server/cluster/memory.ts), to check what needs no Redis:
- * CLUSTER_REDIRECT answers 307 to the owner's NODE_PUBLIC_URL, the redirect followed
- * reaches the session (each redirect counted in /metrics), and a session nobody registered
- * is 404 on any node; a session whose worker is lost on a node where no worker can start
- * again is taken over by the other node from its checkpoint, with its acknowledged work
- * (until 2026-12-07 it waited on its node, 503, while the other node's workers ran).
- */
-import type { AddressInfo } from "node:net";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildApp, type MoreauApp } from "../../src/server/app";
-import {
-  MemoryBus,
-  MemoryCluster,
-  MemoryDirectory,
-  MemorySnapshotStore,
-} from "../../src/server/cluster/memory";
+import type { MoreauApp } from "../../src/server/app";
+import { MemoryCluster, MemorySnapshotStore } from "../../src/server/cluster/memory";
 import { FORWARDED } from "../../src/server/cluster/node";
 import type { ConfigInput } from "../../src/server/config";
+import { memoryNodes } from "../support/memory-cluster";
 import { sample } from "../support/metrics";
 import { hingedRods, springParticle } from "../support/models";
 import { driveWithImpulse, expectDrivenWithoutLoss } from "../support/recordings";
@@ -28,30 +14,8 @@ const shared = new MemoryCluster();
 const apps: MoreauApp[] = [];
 const urls: string[] = [];
 
-/** Nodes a and b of cluster `c`, listening on 127.0.0.1 (kept in `apps`, closed after all). */
-async function nodesOf(c: MemoryCluster, more: ConfigInput = {}) {
-  const made: { app: MoreauApp; url: string }[] = [];
-  for (const id of ["a", "b"]) {
-    const app = await buildApp(
-      { workers: 1, logLevel: "silent", nodeId: id, leaseTtlMs: 3000, ...more },
-      {
-        cluster: {
-          directory: new MemoryDirectory(c),
-          bus: new MemoryBus(c),
-          snapshots: new MemorySnapshotStore(c),
-          healthy: () => true,
-          close: async () => undefined,
-        },
-      },
-    );
-    await app.listen({ port: 0, host: "127.0.0.1" });
-    apps.push(app);
-    made.push({ app, url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}` });
-  }
-  // both heartbeats published
-  await waitFor(async () => (await new MemoryDirectory(c).nodes()).length === 2, 5000);
-  return made;
-}
+/** Nodes a and b of cluster `c` (kept in `apps`, closed after all). */
+const nodesOf = (c: MemoryCluster, more: ConfigInput = {}) => memoryNodes(c, apps, more);
 
 beforeAll(async () => {
   for (const { url } of await nodesOf(shared, { clusterRedirect: true })) urls.push(url);

@@ -1,31 +1,14 @@
-/**
- * A session's commands take effect in the order they were received (records.ts inTurn)
- * across a cluster's hand-over and takeover too, on two in-process nodes (MemoryCluster):
- * - a takeover (SessionManager.adopt) resumes the run in the session's first turn, taken as
- *   its record enters the table: a stream's step received on the taking node while Redis
- *   (here the taking node's putScene, held) delays the takeover was served between the
- *   opening and the resumption — answered `stepped`, on a session whose acknowledged run
- *   went on after it; it now takes effect after the resumption: 409, the session running;
- * - a drain's hand-over (SessionManager.handOver) pauses, checkpoints and lets the session
- *   go in its turn: a pause received while the hand-over's checkpoint was being written
- *   (the holder's store write held) was answered `paused` and undone by the node taking
- *   the session over, which resumed the run that checkpoint held; it now answers 503 and,
- *   retried, pauses the session where it runs now.
- * The paused ball is then checked against free fall under moreau-jean's default θ = 1/2,
- * exact for a constant acceleration: after n steps of h, v_z = −g n h, z = z0 − ½ g (n h)².
- */
-import type { AddressInfo } from "node:net";
 import request from "supertest";
 import { afterAll, describe, expect, it } from "vitest";
 import { type RawData, WebSocket } from "ws";
-import { buildApp, type MoreauApp } from "../../src/server/app";
+import type { MoreauApp } from "../../src/server/app";
 import {
-  MemoryBus,
   MemoryCluster,
   MemoryDirectory,
   MemorySnapshotStore,
 } from "../../src/server/cluster/memory";
 import { FORWARDED } from "../../src/server/cluster/node";
+import { memoryNodes } from "../support/memory-cluster";
 import { fallingBody } from "../support/models";
 import { waitFor } from "../support/wait";
 
@@ -78,29 +61,18 @@ afterAll(async () => {
 
 async function nodes(): Promise<[Node, Node]> {
   const c = new MemoryCluster();
-  const made: Node[] = [];
-  for (const id of ["a", "b"]) {
-    const directory = new HeldScenes(c);
-    const store = new HeldWrites(c);
-    const app = await buildApp(
-      { workers: 1, logLevel: "silent", nodeId: id, leaseTtlMs: 3000 },
-      {
-        cluster: {
-          directory,
-          bus: new MemoryBus(c),
-          snapshots: store,
-          healthy: () => true,
-          close: async () => undefined,
-        },
-      },
-    );
-    await app.listen({ port: 0, host: "127.0.0.1" });
-    apps.push(app);
-    const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-    made.push({ app, url, directory, store });
-  }
-  await waitFor(async () => (await new MemoryDirectory(c).nodes()).length === 2, 5000);
-  return [made[0], made[1]];
+  const held = {
+    a: { directory: new HeldScenes(c), store: new HeldWrites(c) },
+    b: { directory: new HeldScenes(c), store: new HeldWrites(c) },
+  };
+  const [a, b] = await memoryNodes(c, apps, {}, (id) => ({
+    directory: held[id].directory,
+    snapshots: held[id].store,
+  }));
+  return [
+    { ...a, ...held.a },
+    { ...b, ...held.b },
+  ];
 }
 
 /** A running falling ball on one node: its id, the node holding it and the other. */
