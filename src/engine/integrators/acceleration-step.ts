@@ -1059,15 +1059,19 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
    * theta-servo-lag.test.ts).
    */
   unresolvedAt(t: number, s: number): boolean {
+    const candidates = this.stiffCandidates;
+    if (candidates.length === 0) return false;
+    // (S factored at t for the joints' inertia, then the step's own start's put back)
+    const { tangentTime, tangentFactored } = this;
     this.tangentTime = t;
     this.tangentFactored = false;
     const inverse = this.constraints === null ? undefined : this.jointInverseInertia;
-    const candidates = this.stiffCandidates;
     let found = false;
     for (let i = 0; i < candidates.length && !found; i++)
       found = candidates[i].unresolvedBy?.(s, inverse) === true;
-    // (the next step's holdStiffForces factors S at its own start)
-    this.tangentFactored = false;
+    const moved = this.tangentFactored;
+    this.tangentTime = tangentTime;
+    this.tangentFactored = tangentFactored && !moved;
     return found;
   }
 
