@@ -1051,6 +1051,31 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
   }
 
   /**
+   * Whether some servo is unresolved by a time of s (ForceEffector.unresolvedBy: s k_d/Ĩ or
+   * s √(k_p/Ĩ) > 1, Ĩ with the joints held) at the current state at t. An explicit kick
+   * v += s ü of its force (the θ = 1 schemes' restaggers: theta-scheme.ts restagger,
+   * impact-events.ts kick) moves its rate by −s (k_d/Ĩ) q̇, more than the rate itself there:
+   * it reverses it where the damped motion only slows (test/engine/integrators/
+   * theta-servo-lag.test.ts).
+   */
+  unresolvedAt(t: number, s: number): boolean {
+    const candidates = this.stiffCandidates;
+    if (candidates.length === 0) return false;
+    // (S factored at t for the joints' inertia, then the step's own start's put back)
+    const { tangentTime, tangentFactored } = this;
+    this.tangentTime = t;
+    this.tangentFactored = false;
+    const inverse = this.constraints === null ? undefined : this.jointInverseInertia;
+    let found = false;
+    for (let i = 0; i < candidates.length && !found; i++)
+      found = candidates[i].unresolvedBy?.(s, inverse) === true;
+    const moved = this.tangentFactored;
+    this.tangentTime = tangentTime;
+    this.tangentFactored = tangentFactored && !moved;
+    return found;
+  }
+
+  /**
    * Whether every servo the last holdStiffForces chose is unresolved by a step of h too
    * (ForceEffector.unresolvedBy, with the joints' inertia at that step's start).
    */

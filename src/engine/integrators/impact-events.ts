@@ -886,8 +886,19 @@ export class ImpactEvents {
     if (kick !== 0) this.kick(t, kick);
   }
 
-  /** STEP_LAG: v += s ü, ü made at the state at t (stateAcceleration). */
+  /**
+   * STEP_LAG: v += s ü, ü made at the state at t (stateAcceleration). Not where a servo is
+   * unresolved over |s| (AccelerationStepper.unresolvedAt): its damping's share of ü,
+   * −(k_d/Ĩ) q̇, kicked explicitly reversed the rate (a hinged rod whose k_d a `gains` input
+   * raised to 1e6 mid-swing, h = 1 ms: its rate reversed, energy.error 3.6e5 J at that step;
+   * test/engine/integrators/theta-servo-lag.test.ts); the velocities are left as they are,
+   * nothing restaggered from then on in the step (pieceLag NaN, as after a contact step).
+   */
   private kick(t: number, s: number): void {
+    if (this.stepper.unresolvedAt(t, Math.abs(s))) {
+      this.pieceLag = Number.NaN;
+      return;
+    }
     const { sys, v, stateAcceleration: a } = this;
     (this.consistentAcceleration as (t: number, out: Float64Array) => void)(t, a);
     getVelocity(sys, v);
