@@ -28,9 +28,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { Input, type InputIn } from "../../../schemas/input";
-import { SolverSettings } from "../../../schemas/model";
+import { type ModelInput, SolverSettings } from "../../../schemas/model";
 import { loadModel, type Simulation } from "../../../src/engine/index";
-import { rodPendulum } from "../../support/models";
+import { type RodPendulumOptions, rodPendulum } from "../../support/models";
 
 const M = 1;
 const L = 1;
@@ -44,17 +44,30 @@ const INTEGRATORS = SolverSettings.shape.integrator.unwrap().options;
 
 const inputs = (list: InputIn[]) => list.map((i) => Input.parse(i));
 
+/**
+ * The rod (M, L) hinged about y at its end, no gravity, its "servo" actuator and limits as
+ * given, stepped by `integrator` at `dt` (H when left out).
+ */
+function rod(
+  integrator: string,
+  servo: RodPendulumOptions["servo"],
+  limits?: RodPendulumOptions["limits"],
+  dt = H,
+): ModelInput {
+  return rodPendulum({
+    mass: M,
+    length: L,
+    axis: [0, 1, 0],
+    gravity: [0, 0, 0],
+    ...(limits ? { limits } : {}),
+    servo,
+    solver: { integrator, dt },
+  });
+}
+
 function servoRod(integrator: string) {
   return loadModel(
-    rodPendulum({
-      mass: M,
-      length: L,
-      axis: [0, 1, 0],
-      gravity: [0, 0, 0],
-      limits: { lower: -1, upper: 1 },
-      servo: { type: "position", target: TARGET, kp: KP, kd: KD },
-      solver: { integrator, dt: H },
-    }),
+    rod(integrator, { type: "position", target: TARGET, kp: KP, kd: KD }, { lower: -1, upper: 1 }),
   );
 }
 
@@ -64,16 +77,7 @@ function servoRod(integrator: string) {
  * State's q unwrapped, its turn count in play.
  */
 function spinningRod(integrator: string) {
-  return loadModel(
-    rodPendulum({
-      mass: M,
-      length: L,
-      axis: [0, 1, 0],
-      gravity: [0, 0, 0],
-      servo: { type: "velocity", target: 4, kv: 2 },
-      solver: { integrator, dt: H },
-    }),
-  );
+  return loadModel(rod(integrator, { type: "velocity", target: 4, kv: 2 }));
 }
 
 /**
@@ -273,15 +277,12 @@ describe("inputs that change no state leave the energy balance running", () => {
     // on the bound (jointState's bounds), the reference re-taken
     for (const integrator of ["newmark", "generalized-alpha", "articulated"]) {
       const sim = loadModel(
-        rodPendulum({
-          mass: M,
-          length: L,
-          axis: [0, 1, 0],
-          gravity: [0, 0, 0],
-          limits: { lower: -1, upper: -0.05, stiffness: 20, damping: 0 },
-          servo: { type: "torque", effort: 1 },
-          solver: { integrator, dt: 1e-3 },
-        }),
+        rod(
+          integrator,
+          { type: "torque", effort: 1 },
+          { lower: -1, upper: -0.05, stiffness: 20, damping: 0 },
+          1e-3,
+        ),
       );
       sim.step(500);
       const { id, coordinates, rates } = sim.state().joints[0];
@@ -339,15 +340,12 @@ describe("inputs that change no state leave the energy balance running", () => {
     const TAU = 1;
     for (const integrator of ["newmark", "generalized-alpha", "articulated"]) {
       const sim = loadModel(
-        rodPendulum({
-          mass: M,
-          length: L,
-          axis: [0, 1, 0],
-          gravity: [0, 0, 0],
-          limits: { lower: -1, upper: -TAU / K, stiffness: K, damping: 0 },
-          servo: { type: "torque", effort: TAU },
-          solver: { integrator, dt: 1e-3 },
-        }),
+        rod(
+          integrator,
+          { type: "torque", effort: TAU },
+          { lower: -1, upper: -TAU / K, stiffness: K, damping: 0 },
+          1e-3,
+        ),
       );
       let upper = -TAU / K;
       let booked = 0;
