@@ -138,7 +138,21 @@
  * ring as without the bound, bit for bit (16 sub-steps its first step, 269 and 303 in its
  * first 200 steps at 1e8 and 1e10, for 968 and 688), and a ring just short of its bound
  * (by 1e-3 of its amplitude) too; one just past it meets the bound at the closed form's
- * instant (limit-impacts.test.ts). A step in which no event contact closes is the
+ * instant (limit-impacts.test.ts).
+ * A damper's pull: the pull now, held over the time left, reads a damper's −γ q̇ (a servo's
+ * k_d, its lead's δ k_p) as a constant acceleration, which turns a joint leaving a bound back
+ * onto it within 2 u/γ; the pieces then chased the quadratic's apex, u/|a_n| = 1/γ away,
+ * where the damped motion, q̈ = a₀ − γ q̇, never turns (a₀ ≥ 0) or crawls back at most at the
+ * terminal |a₀|/γ. So a bound left at u > V_EPS whose return the quadratic times within the
+ * step has its pull read again at the coordinate's rate 0 (pullAtRest, a force evaluation),
+ * the difference taken for a linear damper, and is left out where that motion cannot close
+ * the gap within the time left (dampedAway: g γ/|a₀| ≥ r). A rod (I = 1/3 kg·m², k_p = 20)
+ * whose servo's k_d went from 1 to 1e6 (γ = 3e6 /s) at 1.4 rad/s, 0.43 rad from its lower
+ * bound, had that step cut into 4 pieces under backward Euler (24 sub-steps for 16 under
+ * symplectic Euler, 8 for 1 under Moreau–Jean) for a return 1e5 s away; now the step is
+ * whole, bit for bit the same rod's without limits (theta-servo-lag.test.ts). Left: the
+ * contacts' returns (`next`'s closingTime) still hold their pull.
+ * A step in which no event contact closes is the
  * integrator's step, unchanged (its detection runs twice; once without a pair with e > 0
  * nor a jointed body, where no body is jointed nor turns (|ω| ρ > V_EPS, slowRound aside) nor has a pair
  * with friction, or where those bodies' contacts are out of reach of the step:
@@ -439,6 +453,23 @@ function boundClosing(g: number, u: number, an: number, r: number): number {
 }
 
 /**
+ * Whether a joint leaving a bound (gap g > 0, rad or m, at the rate u > V_EPS away from it)
+ * under the pull a_n < 0 towards it stays away from it for the time r left, where the pull
+ * falls with the rate: its rate-dependent part d = a_n(q̇ = 0) − a_n(q̇ = u) > 0 read as a
+ * linear damper, a_n(q̇) = a₀ − γ q̇ with γ = d/u (1/s) and a₀ = a_n + d (file comment, a
+ * damper). Under q̈ = a₀ − γ q̇, a₀ held: with a₀ ≥ 0 the rate never turns (q̈ ≥ 0 at q̇ = 0);
+ * with a₀ < 0 the return's rate never exceeds the terminal |a₀|/γ, so the gap, which the
+ * flight only widens, takes at least g γ/|a₀| to close. No damping (d ≤ 0): false, the
+ * constant pull's quadratic (boundClosing) as before.
+ */
+function dampedAway(g: number, u: number, an: number, d: number, r: number): boolean {
+  const gamma = d / u;
+  if (!(gamma > 0)) return false;
+  const a0 = an + d;
+  return a0 >= 0 || g * gamma >= -a0 * r;
+}
+
+/**
  * Whether a bound at the gap g (rad, m), the joint's rate towards it u (< 0 approaching),
  * lies beyond the reach of the time r left, |u| r + ½ A r², under a pull of at most A (NaN:
  * unknown, never far). `next` evaluates the pull (a force evaluation and a column, its
@@ -510,6 +541,9 @@ export class ImpactEvents {
   private readonly force: Float64Array;
   /** The applied forces at the end of the time left, the state held (coordinatePull). */
   private readonly forceEnd: Float64Array;
+  /** The applied forces at the coordinate's rate 0 and the velocities put aside (pullAtRest). */
+  private readonly forceRest: Float64Array;
+  private readonly vRest: Float64Array;
   /**
    * Each limit's |pull| (rad/s², m/s²) when `next` last evaluated it; NaN: unknown, or
    * stale (forget: an input changed the forces, or the state was set).
@@ -616,6 +650,8 @@ export class ImpactEvents {
     this.takeBound = new Uint8Array(2 * (limits?.limits.length ?? 0));
     this.force = new Float64Array(sys.numDofs);
     this.forceEnd = new Float64Array(sys.numDofs);
+    this.forceRest = new Float64Array(sys.numDofs);
+    this.vRest = new Float64Array(sys.numDofs);
     this.reached = new Uint8Array(sys.numBodies);
     this.impulseGroup = new Int32Array(sys.numBodies);
     this.touching = new Uint8Array(sys.numBodies);
@@ -1118,8 +1154,9 @@ export class ImpactEvents {
         const q = l.coordinate;
         q.evaluate();
         // (the bound's pull, the coordinate's acceleration now: NaN until needed; its bound
-        // without evaluating it, far)
+        // without evaluating it, far; the pull at the rate 0, dampedAway)
         let pull = Number.NaN;
+        let restPull = Number.NaN;
         // a time function's command or load: its pull at the end of the time left, the state
         // held, which neither the pull seen nor the memory knows of (far, file comment)
         const pullEnd = timed ? this.coordinatePull(t, q, t + r) : 0;
@@ -1149,6 +1186,12 @@ export class ImpactEvents {
           if (!approaching && !(an < 0)) continue;
           const tau = boundClosing(g, un, an, r);
           if (Number.isNaN(tau)) continue;
+          // (leaving it, its return within r read under the pull now held: a damper's pull,
+          // which falls with the rate, may never bring it back, file comment, a damper)
+          if (un > V_EPS && tau < r) {
+            if (Number.isNaN(restPull)) restPull = this.pullAtRest(t, q);
+            if (dampedAway(g, un, an, sigma * (restPull - pull), r)) continue;
+          }
           // (a rebound leaving it is met at its return, never now)
           if (approaching && g <= NOW_GAP) {
             takeBound[2 * i + (sigma > 0 ? 0 : 1)] = 1;
@@ -1890,6 +1933,39 @@ export class ImpactEvents {
     this.f.fill(0);
     q.spread(1, this.f);
     return this.pullAlong(t, at);
+  }
+
+  /**
+   * coordinatePull's at the coordinate's rate 0 (rad/s², m/s²): the velocities moved by
+   * −q̇ x/(g·x) (x = M⁻¹gᵀ on the joints' tangent, the least kinetic energy change that
+   * stops q), the forces evaluated there, then the velocities put back and the forces
+   * evaluated again at them (an actuator reports the effort of its last evaluation). The
+   * difference from coordinatePull's is the pull's dependence on the rate (dampedAway).
+   */
+  private pullAtRest(t: number, q: JointCoordinate): number {
+    const { sys, f, col: x, vRest, forceRest } = this;
+    f.fill(0);
+    q.spread(1, f);
+    const ws = this.jointsFactoredAt(t);
+    massSolve(sys, f, x);
+    if (ws !== null) jointTangent(ws, x, this.rowRates);
+    // (the rate a unit impulse along g gives q, 1/Ĩ)
+    let response = 0;
+    for (let d = 0; d < x.length; d++) response += f[d] * x[d];
+    if (!(response > 0)) return this.coordinatePull(t, q);
+    q.evaluate();
+    const c = -q.rate / response;
+    getVelocity(sys, vRest);
+    for (let d = 0; d < x.length; d++) f[d] = vRest[d] + c * x[d];
+    setVelocity(sys, f);
+    this.stepper.computeForces(t, forceRest);
+    setVelocity(sys, vRest);
+    q.evaluate();
+    this.stepper.computeForces(t, this.force);
+    this.forcesAt = t;
+    let a = 0;
+    for (let d = 0; d < x.length; d++) a += x[d] * forceRest[d];
+    return a;
   }
 
   /**
