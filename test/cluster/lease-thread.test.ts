@@ -12,8 +12,16 @@
  * of the TTL, so a stall longer than (HEARTBEAT_BOUND + 1)·TTL outlives the lease.
  *
  * The stall's phase is read from Redis itself (PTTL of the lease: TTL − PTTL is the time
- * since its last renewal), not from the node's timers.
+ * since its last renewal), not from the node's timers. The hung event loop is hung until
+ * the lease is gone from Redis (a watcher thread looks), not for a fixed time: the lease
+ * lives TTL from when Redis runs the thread's last renewal, not from when it was sent, and
+ * after a fixed hang of (HEARTBEAT_BOUND + 1)·TTL + 0.3 s the node's first renewal came
+ * 1.00 to 2.05 s before the expiry (Redis MONITOR, 13 runs at load 10-15): a last renewal
+ * run a second late (a loaded Redis or thread) left the lease alive, renewed again, and the
+ * wait for a:2 timed out — 5 of 6 runs with Redis paused 2 s early in the hang (CLIENT
+ * PAUSE), 0 of 3 with the hang on the event.
  */
+import { Worker } from "node:worker_threads";
 import { Redis } from "ioredis";
 import pino from "pino";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -58,6 +66,38 @@ function stall(ms: number): void {
   while (performance.now() < end) {
     // busy
   }
+}
+
+/**
+ * A thread of its own that polls Redis (every 20 ms) for `key` and flags, in `gone`, when it
+ * is not there any more; resolves once it has seen the key there.
+ */
+async function watch(key: string): Promise<{ gone: Int32Array; stop: () => Promise<number> }> {
+  const gone = new Int32Array(new SharedArrayBuffer(4));
+  const worker = new Worker(
+    `const { parentPort, workerData } = require("node:worker_threads");
+    const { Redis } = require("ioredis");
+    const redis = new Redis(workerData.url);
+    const gone = new Int32Array(workerData.gone);
+    let seen = false;
+    const look = async () => {
+      const there = (await redis.exists(workerData.key)) === 1;
+      if (there && !seen) parentPort.postMessage("seen");
+      seen ||= there;
+      if (seen && !there) {
+        Atomics.store(gone, 0, 1);
+        Atomics.notify(gone, 0);
+        redis.disconnect();
+      } else setTimeout(look, 20);
+    };
+    look();`,
+    { eval: true, workerData: { url: redis.url, key, gone: gone.buffer } },
+  );
+  await new Promise((res, rej) => {
+    worker.once("message", res);
+    worker.once("error", rej);
+  });
+  return { gone, stop: () => worker.terminate() };
 }
 
 async function leaseEvents(event: string): Promise<number> {
@@ -120,9 +160,15 @@ it("a stall of 0.8 TTL keeps the lease; a stall past the heartbeat's bound loses
   expect(held.json().step).toBe(5);
   expect(await leaseEvents("reestablished")).toBe(0);
 
-  // hung past the heartbeat's bound: the thread stops renewing, the lease lapses (the node,
-  // back, finds it gone and claims it again, under epoch 2)
-  stall((HEARTBEAT_BOUND + 1) * TTL + 300);
+  // hung past the heartbeat's bound (Atomics.wait: the event loop runs nothing meanwhile)
+  // until the lease is gone: the thread stops renewing, the lease lapses — within
+  // (HEARTBEAT_BOUND + 1)·TTL of the hang's start and Redis's latency; a thread that renewed
+  // whatever the heartbeat kept it through twice that. The node, back, finds it gone and
+  // claims it again, under epoch 2.
+  const watcher = await watch(key);
+  const lapsed = Atomics.wait(watcher.gone, 0, 0, 2 * (HEARTBEAT_BOUND + 1) * TTL);
+  await watcher.stop();
+  expect(lapsed).toBe("ok");
   await waitFor(async () => (await probe.get(key)) === "a:2", 2 * TTL, 20);
   // counted once the claim's answer is back on the node, which the key precedes (a loaded
   // machine's reply latency: CI once read 0 here)
