@@ -130,10 +130,14 @@ export class SessionManager {
       config,
       {
         onEvent: (w, ev) => this.events.handle(w, ev),
-        onWorkerLost: (w, reason) => this.recovery.onWorkerLost(w, reason),
+        onWorkerLost: (w, reason) => {
+          this.recovery.onWorkerLost(w, reason);
+          this.cluster?.workers(false);
+        },
         onWorkerReady: (w) => {
           this.recovery.onWorkerReady(w);
-          if (!this.cluster) this.lifecycle.onWorkerReady(this.store);
+          if (this.cluster) this.cluster.workers(true);
+          else this.lifecycle.onWorkerReady(this.store);
         },
       },
       log,
