@@ -137,6 +137,11 @@ interface Claimed {
   lease: Lease;
   /** performance.now() when its claim or last renewal was sent */
   sent: number;
+  /**
+   * claimed again after Redis lost it (claimRenewed): its registry entry is entered again
+   * once the session is open (opened), as a held lease's is (renewed)
+   */
+  reclaimed?: boolean;
 }
 
 export class ClusterNode implements ClusterHooks {
@@ -290,6 +295,9 @@ export class ClusterNode implements ClusterHooks {
   }
 
   async opened(rec: SessionRecord): Promise<void> {
+    // a re-claim of its lease under way (claimRenewed) first: opened with the lease it ends
+    // with, not the one Redis lost
+    await this.renewing.get(rec.id)?.catch(() => undefined);
     const claimed = this.claimed.get(rec.id);
     this.claimed.delete(rec.id);
     // trusted from its last renewal (a large model's build may have taken seconds since)
@@ -301,6 +309,13 @@ export class ClusterNode implements ClusterHooks {
     rec.epoch = lease.epoch;
     this.held.set(rec.id, { lease, trustedUntil: sent + this.ttl * TRUSTED_FRACTION });
     this.handOver();
+    if (claimed?.reclaimed)
+      await this.directoryCall(() =>
+        this.ports.directory.admit(
+          { id: rec.id, owner: rec.owner },
+          { maxSessions: Number.MAX_SAFE_INTEGER, maxPerKey: Number.MAX_SAFE_INTEGER },
+        ),
+      );
     const scene = this.sessions.sceneFrame(rec, "json", false);
     await this.directoryCall(() => this.ports.directory.putScene(rec.id, scene));
   }
@@ -810,7 +825,7 @@ export class ClusterNode implements ClusterHooks {
     const id = lease.session;
     const claimed = this.claimed.get(id);
     if (claimed && same(claimed.lease)) {
-      if (ok) claimed.sent = Math.max(claimed.sent, sent);
+      if (!this.stopped) this.claimRenewed(id, claimed, sent, ok);
       return;
     }
     const held = this.held.get(id);
@@ -830,11 +845,52 @@ export class ClusterNode implements ClusterHooks {
     await Promise.all([
       ...this.sessions.locals().map((r) => this.renew(r.id)),
       // the leases of sessions being opened here (created or taken over)
-      ...[...this.claimed.values()].map(async (c) => {
+      ...[...this.claimed].map(async ([id, c]) => {
         const sent = performance.now();
-        if (await this.leases.renew(c.lease, this.ttl)) c.sent = sent;
+        this.claimRenewed(id, c, sent, await this.leases.renew(c.lease, this.ttl));
       }),
     ]);
+  }
+
+  /**
+   * A renewal of `c`, the lease claimed for a creation or a takeover under way here, sent
+   * at `sent` (performance.now()), answered `ok`: its claim's time moves on. Refused — Redis
+   * lost it (restarted without its data), or it expired — it is claimed again at once as
+   * the holder of its epoch, as a held lease is (renewed): only if no other node claimed it
+   * since, at the next epoch, the counter put back above the epoch held. Until 2026-12-07
+   * it was left lost until the session was open and its lease held, and meanwhile an older
+   * holder claiming it again as the holder of its own, lower, epoch got this one's epoch
+   * from the lost counter (both writing under it: the fences compare equality). Refused
+   * again (another node claimed it since): dropped, and opened() claims afresh (503, held by
+   * another node, while that claim lives).
+   */
+  private claimRenewed(id: string, c: Claimed, sent: number, ok: boolean): void {
+    if (ok) {
+      c.sent = Math.max(c.sent, sent);
+      return;
+    }
+    if (this.renewing.has(id) || this.claimed.get(id) !== c) return;
+    const p = (async () => {
+      const at = performance.now();
+      const lease = await this.leases.claim(id, this.id, this.ttl, c.lease.epoch);
+      if (this.claimed.get(id) !== c) {
+        // the creation or takeover ended meanwhile (failed, deleted)
+        if (lease) await this.leases.release(lease);
+        return false;
+      }
+      if (!lease) {
+        this.claimed.delete(id);
+        this.log.warn({ session: id }, "lease claimed for an opening lost to another node");
+        return false;
+      }
+      this.log.warn({ session: id, epoch: lease.epoch }, "lease re-established");
+      this.metrics.leases.inc({ event: "reestablished" });
+      this.claimed.set(id, { lease, sent: at, reclaimed: true });
+      this.handOver();
+      return true;
+    })().finally(() => this.renewing.delete(id));
+    this.renewing.set(id, p);
+    p.catch(() => undefined);
   }
 
   private async announce(): Promise<void> {
@@ -1156,27 +1212,38 @@ export class ClusterNode implements ClusterHooks {
       const sent = performance.now();
       const lease = await this.leases.claim(id, this.id, this.ttl);
       if (!lease) return false;
+      // renewed from its claim on, the checkpoint's read too (until 2026-12-07 from after it)
+      this.claimed.set(id, { lease, sent });
+      this.handOver();
+      /** the lease claimed now (claimRenewed may have claimed it again meanwhile) */
+      const current = () => this.claimed.get(id)?.lease ?? lease;
       try {
         const cp = await this.ports.snapshots.read(id);
         if (!cp) {
           this.log.error({ session: id }, "no checkpoint of the session to take it over from");
-          await this.leases.release(lease);
+          const now = current();
+          this.claimed.delete(id);
+          await this.leases.release(now);
           return false;
         }
-        this.claimed.set(id, { lease, sent });
-        this.handOver();
         await this.sessions.adopt(cp);
         this.metrics.takeovers.inc({ cause: this.released.delete(id) ? "handover" : "expired" });
         this.log.warn(
-          { session: id, epoch: lease.epoch, step: cp.snapshot.session.step, run: cp.run ?? null },
+          {
+            session: id,
+            epoch: this.held.get(id)?.lease.epoch ?? lease.epoch,
+            step: cp.snapshot.session.step,
+            run: cp.run ?? null,
+          },
           "session taken over from its last checkpoint",
         );
         await this.refreshWanted(id, true);
         return true;
       } catch (err) {
+        const now = this.held.get(id)?.lease ?? current();
         this.claimed.delete(id);
         this.log.error({ err, session: id }, "session could not be taken over");
-        await this.leases.release(lease).catch(() => undefined);
+        await this.leases.release(now).catch(() => undefined);
         return false;
       }
     })().finally(() => this.adopting.delete(id));
