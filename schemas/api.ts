@@ -25,10 +25,13 @@ export const SessionStatus = z
   .meta({ id: "SessionStatus" });
 
 /**
- * A Session answer's status: its simulation's (SessionStatus), or `restoring` — only in GET
- * /v1/sessions — for a session kept in DATA_DIR that no solver worker could open yet (the
- * server started with none that could start): it waits on disk, its requests answered 503
- * `worker_unavailable` with Retry-After, and is opened from its checkpoint as soon as a worker
+ * A Session answer's status: its simulation's (SessionStatus), or `restoring` — only in the
+ * Session answers of GET /v1/sessions and GET /v1/sessions/:id — for a session kept in
+ * DATA_DIR that no solver worker could open yet (the server started with none that could
+ * start), or one lost with its worker that waits for one that can start (in a cluster: for
+ * a node with a worker running, no node holding it meanwhile): it waits with its
+ * checkpoint, its other requests answered 503 `worker_unavailable` (in a cluster too)
+ * with Retry-After, and is opened from its checkpoint as soon as a worker
  * starts; `message` names the cause.
  */
 export const SessionListedStatus = z

@@ -47,7 +47,9 @@ export function clip(text: string, max: number): string {
  *                          (Retry-After)
  *   503 worker_unavailable  no solver worker can take the request: the one it needs (its
  *                          session's, or any for a new session) failed to start and is
- *                          retried with back-off; the message names the cause (Retry-After)
+ *                          retried with back-off; the message names the cause (Retry-After);
+ *                          in a cluster, too, a session no node holds while no node has a
+ *                          worker running (cluster/node.ts)
  *   504 timeout            the request passed REQUEST_TIMEOUT_MS
  *
  * and, before any route sees the request (Node's HTTP parser; the connection is closed):

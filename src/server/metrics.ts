@@ -5,7 +5,9 @@
  * steps/s = rate(moreau_steps_total[1m]), worker utilization =
  * rate(moreau_worker_busy_seconds_total[1m]).
  *
- *   moreau_sessions{status}                 gauge     sessions by status
+ *   moreau_sessions{status}                 gauge     sessions by status (a cluster node: those
+ *                                                     it holds, and on the live node with the
+ *                                                     lowest id those no node holds, restoring)
  *   moreau_steps_total                      counter   simulation steps taken by all workers
  *   moreau_step_duration_seconds            histogram wall time of single steps (counted in
  *                                                     the workers, merged here)
@@ -184,6 +186,12 @@ class CollectedCounter {
 export interface ClusterSources {
   redisUp(): boolean;
   nodes(): number;
+  /**
+   * The registered sessions no node holds (waiting for a node to take them over), when this
+   * node is the one of the cluster that counts them in moreau_sessions{status="restoring"}:
+   * else 0, so that a sum over every node's scrape counts each once (node.ts unheldReported)
+   */
+  unheldSessions(): Promise<number>;
 }
 
 /** The cluster's series (see the head of this file), on the server's registry. */
@@ -300,6 +308,8 @@ export class ServerMetrics {
   readonly sessionRebuilds: Counter<"from">;
   readonly httpDuration: Histogram<"method" | "route" | "status_code">;
   private manager: ManagerSources | null = null;
+  /** a cluster node's sources (cluster()), which add the sessions no node holds */
+  private clustered: ClusterSources | null = null;
   private readonly liveHeap = trackLiveHeap();
 
   constructor(sources: MetricsSources) {
@@ -320,9 +330,13 @@ export class ServerMetrics {
       help: "sessions by status",
       labelNames: ["status"],
       registers,
-      collect() {
+      async collect() {
         const by = sources.sessionsByStatus();
-        for (const s of STATUSES) this.set({ status: s }, by[s] ?? 0);
+        // in a cluster, with the sessions no node holds: `restoring` as a single server's
+        // waiting ones, on one node only (until 2026-12-07 on none)
+        const unheld = (await self.clustered?.unheldSessions()) ?? 0;
+        for (const s of STATUSES)
+          this.set({ status: s }, (by[s] ?? 0) + (s === "restoring" ? unheld : 0));
       },
     });
     this.stepsTotal = new Counter({
@@ -471,6 +485,7 @@ export class ServerMetrics {
 
   /** Registers the cluster's series (a node of a cluster, REDIS_URL). */
   cluster(sources: ClusterSources): ClusterMetrics {
+    this.clustered = sources;
     return new ClusterMetrics(this.registry, sources);
   }
 

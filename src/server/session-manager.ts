@@ -93,6 +93,8 @@ export class SessionManager {
   readonly store: SnapshotStore | null;
   private readonly table: SessionTable;
   private cluster: ClusterHooks | null = null;
+  /** sessions a drain is handing over (handOver): their commands not yet in effect answer 503 */
+  private readonly handingOver = new WeakSet<SessionRecord>();
   private readonly admission: Admission;
   private readonly calls: WorkerCalls;
   private readonly checkpoints: Checkpoints;
@@ -130,10 +132,14 @@ export class SessionManager {
       config,
       {
         onEvent: (w, ev) => this.events.handle(w, ev),
-        onWorkerLost: (w, reason) => this.recovery.onWorkerLost(w, reason),
+        onWorkerLost: (w, reason) => {
+          this.recovery.onWorkerLost(w, reason);
+          this.cluster?.workers(false);
+        },
         onWorkerReady: (w) => {
           this.recovery.onWorkerReady(w);
-          if (!this.cluster) this.lifecycle.onWorkerReady(this.store);
+          if (this.cluster) this.cluster.workers(true);
+          else this.lifecycle.onWorkerReady(this.store);
         },
       },
       log,
@@ -705,10 +711,16 @@ export class SessionManager {
    * takes effect on the node taking it over (answered 503 here, to be retried: `evicted`).
    * Until 2026-12-07 a pause received during the hand-over's checkpoint was answered
    * `paused` and undone by the other node resuming the run the checkpoint held.
+   * The commands received before it and not yet taking effect are answered 503 too, at
+   * their turn (`handingOver`: they never took effect here, and retried take effect on the
+   * node taking it over, in the order retried): the hand-over waits for the one command
+   * taking effect when it began (a step request: REQUEST_TIMEOUT_MS at most), not for every
+   * command queued before it (until 2026-12-07 their sum, without a bound).
    */
   async handOver(id: string): Promise<void> {
     const rec = this.table.find(id);
     if (!rec) return;
+    this.handingOver.add(rec);
     await inTurn(rec, async () => {
       if (rec.rebuilding) await rec.rebuilding;
       if (rec.status === "running" && rec.run) {
@@ -719,6 +731,10 @@ export class SessionManager {
       }
       await this.checkpoints.checkpoint(rec, true);
       await this.evict(id);
+    }).catch((err) => {
+      // kept here (not handed over): its commands are served again
+      this.handingOver.delete(rec);
+      throw err;
     });
   }
 
@@ -819,6 +835,12 @@ export class SessionManager {
         throw new ApiError(
           "cluster_unavailable",
           `session ${rec.id} moved to another node meanwhile; retry`,
+          { session: rec.id, retryAfterMs: 100 },
+        );
+      if (this.handingOver.has(rec))
+        throw new ApiError(
+          "cluster_unavailable",
+          `session ${rec.id} is being handed over to another node (this node is draining); retry`,
           { session: rec.id, retryAfterMs: 100 },
         );
       if ((await this.table.live(rec.id, owner)) !== rec) throw notFound(rec.id);

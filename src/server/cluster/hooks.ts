@@ -35,4 +35,11 @@ export interface ClusterHooks {
    * let go, for a node with a running worker to take it over from its last checkpoint.
    */
   unavailable(rec: SessionRecord): void;
+  /**
+   * A worker here was lost (its replacement starting) or has started: the node's heartbeat
+   * says at once whether it takes sessions now, and a node whose worker started takes over
+   * at once the sessions no node holds (those that waited for a node with a worker running),
+   * instead of at its next periodic scan.
+   */
+  workers(ready: boolean): void;
 }

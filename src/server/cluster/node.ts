@@ -36,6 +36,13 @@
  * claims the lease (epoch + 1), restores the last checkpoint from the SnapshotStore, and
  * resumes its run. A graceful drain (SIGTERM) pauses, checkpoints and releases every
  * session, and announces it, so that the others take them over at once, without a step lost.
+ * While no node can take an orphan (none accepts: their workers lost, their starts failing)
+ * it waits in the store, as a single server's checkpoint no worker could open yet: any node
+ * answers its GET with its checkpoint's Session body (`restoring`), lists it in GET
+ * /v1/sessions, deletes it on DELETE and answers the rest 503 worker_unavailable, as a
+ * single server does; the first node whose worker starts again takes it over, at once (a
+ * scan on its worker's start: `workers`). The live node with the lowest id counts such
+ * sessions in moreau_sessions{status="restoring"} (unheldReported), the others not.
  *
  * Redis unreachable: the node keeps serving the sessions it holds (nobody can claim them
  * meanwhile), refuses what needs the directory (503 cluster_unavailable), and reports it
@@ -45,7 +52,7 @@
  *
  * Metrics (metrics.ts ClusterMetrics, on /metrics): forwards by route and outcome with
  * their round trip, takeovers by cause, lease renewals by outcome, fenced writes, frames
- * published and relayed, and the Redis connection's state.
+ * published and relayed, and the Redis connection's state; moreau_sessions as above.
  */
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from "node:http";
@@ -53,11 +60,11 @@ import { hostname } from "node:os";
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from "fastify";
 import type { SessionOut } from "../../../schemas/api";
 import type { Config } from "../config";
-import { ApiError } from "../errors";
+import { ApiError, notFound } from "../errors";
 import type { ClusterMetrics, ServerMetrics } from "../metrics";
 import type { Subscription } from "../protocol";
 import type { SessionManager } from "../session-manager";
-import type { SessionRecord } from "../sessions/records";
+import { restoringViewOf, type SessionRecord } from "../sessions/records";
 import type { StreamHub } from "../stream";
 import type { ClusterHooks } from "./hooks";
 import {
@@ -67,6 +74,7 @@ import {
   type Lease,
   type NodeInfo,
   type SessionDirectory,
+  type SessionEntry,
   type SnapshotStore,
 } from "./ports";
 import { REFRESH_MS, Relay } from "./relay";
@@ -81,6 +89,8 @@ const HEARTBEAT_FRACTION = 0.67;
  * shared through the directory, keeps a client from passing for a node).
  */
 export const FORWARDED = "x-moreau-forwarded";
+/** Why no node takes over a session waiting in the store (`worker_unavailable`'s cause). */
+const NO_WORKER = "no node of the cluster has a solver worker running (their starts failing)";
 /** The header naming the node that served an answer. */
 export const SERVED_BY = "x-moreau-node";
 
@@ -127,6 +137,11 @@ interface Claimed {
   lease: Lease;
   /** performance.now() when its claim or last renewal was sent */
   sent: number;
+  /**
+   * claimed again after Redis lost it (claimRenewed): its registry entry is entered again
+   * once the session is open (opened), as a held lease's is (renewed)
+   */
+  reclaimed?: boolean;
 }
 
 export class ClusterNode implements ClusterHooks {
@@ -143,11 +158,18 @@ export class ClusterNode implements ClusterHooks {
   private readonly wantedBy = new Map<string, Subscription[]>();
   /** orphans seen by the previous scans (id → scans) */
   private readonly orphans = new Map<string, number>();
+  /**
+   * registered sessions this node found without a holder while answering for them (id →
+   * Date.now() when first found so): what a `restoring` answer says it has waited since
+   */
+  private readonly unheld = new Map<string, number>();
   private nodes: NodeInfo[] = [];
   private timers: ReturnType<typeof setInterval>[] = [];
   /** renewals under way (renew) */
   private readonly renewing = new Map<string, Promise<boolean>>();
   private accepting = true;
+  /** joined the cluster (start): its id and address known, its heartbeat published */
+  private joined = false;
   /** the cluster's shared secret (FORWARDED), once read from the directory */
   private secret: string | null = null;
   private stopped = false;
@@ -172,6 +194,7 @@ export class ClusterNode implements ClusterHooks {
     this.metrics = metrics.cluster({
       redisUp: () => ports.healthy(),
       nodes: () => this.nodes.length,
+      unheldSessions: () => this.unheldReported(),
     });
     const relayed = this.metrics.framesRelayed;
     this.relay = new Relay(ports.bus, ports.directory, streams, () => relayed.inc());
@@ -185,6 +208,7 @@ export class ClusterNode implements ClusterHooks {
     this.id ||= `${hostname()}-${port}`;
     this.url ||= `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
     this.publicUrl ||= this.url;
+    this.joined = true;
     this.relay.start();
     const every = (ms: number, fn: () => Promise<void>) => {
       const t = setInterval(() => void fn().catch(() => undefined), ms);
@@ -271,6 +295,9 @@ export class ClusterNode implements ClusterHooks {
   }
 
   async opened(rec: SessionRecord): Promise<void> {
+    // a re-claim of its lease under way (claimRenewed) first: opened with the lease it ends
+    // with, not the one Redis lost
+    await this.renewing.get(rec.id)?.catch(() => undefined);
     const claimed = this.claimed.get(rec.id);
     this.claimed.delete(rec.id);
     // trusted from its last renewal (a large model's build may have taken seconds since)
@@ -282,6 +309,13 @@ export class ClusterNode implements ClusterHooks {
     rec.epoch = lease.epoch;
     this.held.set(rec.id, { lease, trustedUntil: sent + this.ttl * TRUSTED_FRACTION });
     this.handOver();
+    if (claimed?.reclaimed)
+      await this.directoryCall(() =>
+        this.ports.directory.admit(
+          { id: rec.id, owner: rec.owner },
+          { maxSessions: Number.MAX_SAFE_INTEGER, maxPerKey: Number.MAX_SAFE_INTEGER },
+        ),
+      );
     const scene = this.sessions.sceneFrame(rec, "json", false);
     await this.directoryCall(() => this.ports.directory.putScene(rec.id, scene));
   }
@@ -340,6 +374,17 @@ export class ClusterNode implements ClusterHooks {
     })();
   }
 
+  workers(ready: boolean): void {
+    if (!this.joined || this.stopped) return;
+    // the heartbeat's `accepting` follows the pool now, not at the next tick (a third of the
+    // TTL): no orphan or new session is dealt to a node left without a worker, and one whose
+    // worker started takes the orphans at once, not at its next scan (half the TTL; until
+    // 2026-12-07 the sessions waiting for a node with a worker running waited for that scan)
+    void this.announce()
+      .then(() => (ready ? this.scan() : undefined))
+      .catch(() => undefined);
+  }
+
   // ------------------------------------------------------------ requests
 
   /** Whether a session exists in the cluster for `owner` (a stream's upgrade). */
@@ -379,7 +424,15 @@ export class ClusterNode implements ClusterHooks {
       }
       if (req.method === "GET") {
         const list = await this.listAll(req);
-        if (list) await reply.code(200).send({ sessions: list });
+        const all = list ?? this.sessions.list(req.owner);
+        // and those no node holds (their nodes' workers lost, none that can start anywhere)
+        const listed = new Set(all.map((x) => x.id));
+        const orphans = this.stillUnheld(await this.orphaned((sid) => listed.has(sid)));
+        const shown = orphans.filter((e) => this.visible(e, req));
+        const waiting =
+          shown.length === 0 ? [] : await this.waitingViews(shown, !(await this.anyAccepting()));
+        if (list || waiting.length > 0)
+          await reply.code(200).send({ sessions: [...all, ...waiting] });
       }
       return;
     }
@@ -394,6 +447,8 @@ export class ClusterNode implements ClusterHooks {
     // a holder whose node is gone (its heartbeat expired first): the request waits for its
     // lease to expire (LEASE_TTL_MS at most) and takes the session over
     const until = Date.now() + this.ttl + 500;
+    /** the registry entry of a session no node can hold now (none has a worker running) */
+    let waiting: SessionEntry | null = null;
     /** holders that refused the connection: gone, their leases about to expire */
     const gone = new Set<string>();
     for (let attempt = 0; Date.now() < until || attempt < 2; attempt++) {
@@ -427,15 +482,158 @@ export class ClusterNode implements ClusterHooks {
         return; // unknown: answered 404 here
       }
       // a draining node takes nothing over: a request forwarded to it while it let a session
-      // go took the session back, run and all, from the checkpoint it had just handed over
-      if (this.accepting && (await this.takeOver(id))) return;
-      if (!this.accepting) await new Promise((r) => setTimeout(r, 100));
+      // go took the session back, run and all, from the checkpoint it had just handed over;
+      // nor does one with no worker running (its starts failing)
+      if (this.acceptingNow()) {
+        if (await this.takeOver(id)) return;
+        continue;
+      }
+      // another node takes it over (its scan), if one can
+      if (!(await this.anyAccepting())) {
+        waiting = entry;
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 100));
     }
+    if (!waiting) {
+      this.unheld.delete(id);
+      throw new ApiError(
+        "cluster_unavailable",
+        `session ${id} is being taken over by another node; retry`,
+        { session: id, retryAfterMs: 1000 },
+      );
+    }
+    // no node can hold it now: it waits in the store, answered as a single server answers
+    // a checkpoint no worker could open yet (GET: `restoring`; the rest 503
+    // `worker_unavailable`, the session and the cause named)
+    if (!this.visible(waiting, req)) throw notFound(id);
+    if (req.method === "DELETE" && rest === undefined) {
+      await this.removeWaiting(id);
+      await reply.code(204).send();
+      return;
+    }
+    const [view] = await this.waitingViews([waiting], true);
+    if (view && req.method === "GET" && rest === undefined) {
+      await reply.code(200).send(view);
+      return;
+    }
+    // the code a single server answers for a session waiting for a worker (until 2026-12-07
+    // `cluster_unavailable`, which says the cluster's directory or a takeover is the cause)
     throw new ApiError(
-      "cluster_unavailable",
-      `session ${id} is being taken over by another node; retry`,
-      { session: id, retryAfterMs: 1000 },
+      "worker_unavailable",
+      `session "${id}" is ${view?.message ?? `held by no node: ${NO_WORKER}`}; every node retries starting its workers with back-off, and the first whose worker starts takes it over`,
+      { session: id, cause: NO_WORKER, retryAfterMs: 1000 },
     );
+  }
+
+  /**
+   * Deletes a registered session no node holds: its lease claimed first (no node takes it
+   * over meanwhile), its checkpoint durably gone (else 500, kept: retry), then out of the
+   * registry with its logs, its streams closed on every node (deleted).
+   */
+  private async removeWaiting(id: string): Promise<void> {
+    const lease = await this.directoryCall(() => this.leases.claim(id, this.id, this.ttl));
+    if (!lease)
+      throw new ApiError("cluster_unavailable", `session ${id} was taken over meanwhile; retry`, {
+        session: id,
+        retryAfterMs: 100,
+      });
+    try {
+      await this.ports.snapshots.remove(id);
+    } catch (err) {
+      await this.leases.release(lease).catch(() => undefined);
+      this.log.error({ err, session: id }, "session not deleted: its checkpoint remains");
+      throw new ApiError(
+        "internal",
+        `session "${id}" was not deleted: ${(err as Error).message}; it is kept, retry the delete`,
+        { session: id },
+      );
+    }
+    this.unheld.delete(id);
+    await this.deleted(id);
+    this.log.info({ session: id }, "session waiting for a node deleted");
+  }
+
+  /** Whether some node takes sessions now (its heartbeat's `accepting`; this one's acceptingNow). */
+  private async anyAccepting(): Promise<boolean> {
+    if (this.acceptingNow()) return true;
+    const nodes = await this.directoryCall(() => this.ports.directory.nodes());
+    return nodes.some((n) => n.accepting && n.id !== this.id);
+  }
+
+  /** Whether a session is held here, or being taken over here (its lease claimed). */
+  private heldHere(id: string): boolean {
+    return this.sessions.local(id) !== undefined || this.adopting.has(id);
+  }
+
+  /** Whether the request's API key sees a registered session (without keys: every one). */
+  private visible(e: SessionEntry, req: FastifyRequest): boolean {
+    return this.config.apiKeys.length === 0 || e.owner === req.owner;
+  }
+
+  /**
+   * The registered sessions no node holds now, but those `skip` leaves out (held here,
+   * listed, being taken over): their lease expired or was released, and no node took them
+   * over yet.
+   */
+  private async orphaned(skip: (id: string) => boolean): Promise<SessionEntry[]> {
+    const out: SessionEntry[] = [];
+    for (const e of await this.directoryCall(() => this.ports.directory.sessions())) {
+      if (skip(e.id)) continue;
+      if ((await this.directoryCall(() => this.ports.directory.holder(e.id))) === null) out.push(e);
+    }
+    return out;
+  }
+
+  /**
+   * `orphans`, every registered session no node holds now (orphaned): those found so
+   * before and not among them are held again, or gone, and wait no more (`unheld`).
+   */
+  private stillUnheld(orphans: SessionEntry[]): SessionEntry[] {
+    const ids = new Set(orphans.map((e) => e.id));
+    for (const id of this.unheld.keys()) if (!ids.has(id)) this.unheld.delete(id);
+    return orphans;
+  }
+
+  /**
+   * moreau_sessions{status="restoring"}'s count of the registered sessions no node holds
+   * (waiting for a node with a worker running, or between a lease's end and a takeover):
+   * reported by one node only, the live node (its heartbeat in the directory) with the
+   * lowest id, so that summing every node's scrape counts each once; 0 on the others, and
+   * while the directory is unreachable. Every node's view of the live nodes is the same
+   * directory read, so they agree but for a node joining or leaving between two scrapes.
+   */
+  private async unheldReported(): Promise<number> {
+    if (!this.joined || this.stopped) return 0;
+    try {
+      const ids = (await this.ports.directory.nodes()).map((n) => n.id).sort();
+      if (ids[0] !== this.id) return 0;
+      return (await this.orphaned((id) => this.heldHere(id))).length;
+    } catch {
+      return 0;
+    }
+  }
+
+  /**
+   * The Session bodies of registered sessions no node holds (`restoring`), from their
+   * checkpoints (one without a checkpoint is left out: nothing of it to show); their wait
+   * counted from when this node first found them so (`unheld`); `stuck`: no node can take
+   * them over now (anyAccepting), else one is about to.
+   */
+  private async waitingViews(entries: SessionEntry[], stuck: boolean): Promise<SessionOut[]> {
+    const out: SessionOut[] = [];
+    for (const e of entries) {
+      const cp = await this.directoryCall(() => this.ports.snapshots.read(e.id));
+      if (!cp) continue;
+      const since = this.unheld.get(e.id) ?? Date.now();
+      this.unheld.set(e.id, since);
+      const view = restoringViewOf(cp, since);
+      out.push({
+        ...view,
+        message: `waiting (found so by node ${this.id} since ${new Date(since).toISOString()}) for a node to take it over from its checkpoint at step ${view.step}: ${stuck ? NO_WORKER : "its lease expired or was released"}`,
+      });
+    }
+    return out;
   }
 
   /** A JSON request to a session wherever it lives (the stream's commands), as `headers`. */
@@ -627,7 +825,7 @@ export class ClusterNode implements ClusterHooks {
     const id = lease.session;
     const claimed = this.claimed.get(id);
     if (claimed && same(claimed.lease)) {
-      if (ok) claimed.sent = Math.max(claimed.sent, sent);
+      if (!this.stopped) this.claimRenewed(id, claimed, sent, ok);
       return;
     }
     const held = this.held.get(id);
@@ -647,11 +845,52 @@ export class ClusterNode implements ClusterHooks {
     await Promise.all([
       ...this.sessions.locals().map((r) => this.renew(r.id)),
       // the leases of sessions being opened here (created or taken over)
-      ...[...this.claimed.values()].map(async (c) => {
+      ...[...this.claimed].map(async ([id, c]) => {
         const sent = performance.now();
-        if (await this.leases.renew(c.lease, this.ttl)) c.sent = sent;
+        this.claimRenewed(id, c, sent, await this.leases.renew(c.lease, this.ttl));
       }),
     ]);
+  }
+
+  /**
+   * A renewal of `c`, the lease claimed for a creation or a takeover under way here, sent
+   * at `sent` (performance.now()), answered `ok`: its claim's time moves on. Refused — Redis
+   * lost it (restarted without its data), or it expired — it is claimed again at once as
+   * the holder of its epoch, as a held lease is (renewed): only if no other node claimed it
+   * since, at the next epoch, the counter put back above the epoch held. Until 2026-12-07
+   * it was left lost until the session was open and its lease held, and meanwhile an older
+   * holder claiming it again as the holder of its own, lower, epoch got this one's epoch
+   * from the lost counter (both writing under it: the fences compare equality). Refused
+   * again (another node claimed it since): dropped, and opened() claims afresh (503, held by
+   * another node, while that claim lives).
+   */
+  private claimRenewed(id: string, c: Claimed, sent: number, ok: boolean): void {
+    if (ok) {
+      c.sent = Math.max(c.sent, sent);
+      return;
+    }
+    if (this.renewing.has(id) || this.claimed.get(id) !== c) return;
+    const p = (async () => {
+      const at = performance.now();
+      const lease = await this.leases.claim(id, this.id, this.ttl, c.lease.epoch);
+      if (this.claimed.get(id) !== c) {
+        // the creation or takeover ended meanwhile (failed, deleted)
+        if (lease) await this.leases.release(lease);
+        return false;
+      }
+      if (!lease) {
+        this.claimed.delete(id);
+        this.log.warn({ session: id }, "lease claimed for an opening lost to another node");
+        return false;
+      }
+      this.log.warn({ session: id, epoch: lease.epoch }, "lease re-established");
+      this.metrics.leases.inc({ event: "reestablished" });
+      this.claimed.set(id, { lease, sent: at, reclaimed: true });
+      this.handOver();
+      return true;
+    })().finally(() => this.renewing.delete(id));
+    this.renewing.set(id, p);
+    p.catch(() => undefined);
   }
 
   private async announce(): Promise<void> {
@@ -973,27 +1212,38 @@ export class ClusterNode implements ClusterHooks {
       const sent = performance.now();
       const lease = await this.leases.claim(id, this.id, this.ttl);
       if (!lease) return false;
+      // renewed from its claim on, the checkpoint's read too (until 2026-12-07 from after it)
+      this.claimed.set(id, { lease, sent });
+      this.handOver();
+      /** the lease claimed now (claimRenewed may have claimed it again meanwhile) */
+      const current = () => this.claimed.get(id)?.lease ?? lease;
       try {
         const cp = await this.ports.snapshots.read(id);
         if (!cp) {
           this.log.error({ session: id }, "no checkpoint of the session to take it over from");
-          await this.leases.release(lease);
+          const now = current();
+          this.claimed.delete(id);
+          await this.leases.release(now);
           return false;
         }
-        this.claimed.set(id, { lease, sent });
-        this.handOver();
         await this.sessions.adopt(cp);
         this.metrics.takeovers.inc({ cause: this.released.delete(id) ? "handover" : "expired" });
         this.log.warn(
-          { session: id, epoch: lease.epoch, step: cp.snapshot.session.step, run: cp.run ?? null },
+          {
+            session: id,
+            epoch: this.held.get(id)?.lease.epoch ?? lease.epoch,
+            step: cp.snapshot.session.step,
+            run: cp.run ?? null,
+          },
           "session taken over from its last checkpoint",
         );
         await this.refreshWanted(id, true);
         return true;
       } catch (err) {
+        const now = this.held.get(id)?.lease ?? current();
         this.claimed.delete(id);
         this.log.error({ err, session: id }, "session could not be taken over");
-        await this.leases.release(lease).catch(() => undefined);
+        await this.leases.release(now).catch(() => undefined);
         return false;
       }
     })().finally(() => this.adopting.delete(id));
@@ -1007,12 +1257,9 @@ export class ClusterNode implements ClusterHooks {
     // a released session is taken over at once, by some node: forget the old ones
     for (const [id, at] of this.released)
       if (at < Date.now() - 2 * this.ttl) this.released.delete(id);
-    const entries = await this.ports.directory.sessions();
-    const orphans: string[] = [];
-    for (const e of entries) {
-      if (this.sessions.local(e.id) || this.adopting.has(e.id)) continue;
-      if ((await this.ports.directory.holder(e.id)) === null) orphans.push(e.id);
-    }
+    const orphans = this.stillUnheld(await this.orphaned((id) => this.heldHere(id))).map(
+      (e) => e.id,
+    );
     const seen = new Map<string, number>();
     for (const id of orphans) seen.set(id, (this.orphans.get(id) ?? 0) + 1);
     this.orphans.clear();

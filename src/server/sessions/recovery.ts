@@ -185,6 +185,16 @@ export class Recovery {
       await this.checkpoints.acknowledge(rec);
       return;
     }
+    await this.resumeNoted(rec, run, now);
+  }
+
+  /**
+   * Resumes `run` once its checkpoint holds it with the time of this resume, `now`
+   * (RunAt.resumedAt, kept by the run's checkpoints): a restart after the process died
+   * within LOSS_WINDOW_MS of it restores the session paused (resumeRestored). Awaited before
+   * the run goes on: a run that takes the process down at its first step is found so.
+   */
+  private async resumeNoted(rec: SessionRecord, run: RunAt, now: number): Promise<void> {
     rec.runResumedAt = now;
     rec.resumeRun = { realtimeFactor: run.realtimeFactor, until: run.until };
     try {
@@ -262,12 +272,20 @@ export class Recovery {
       );
       // its first checkpoint, now (the one its creation asked for was lost with the worker)
       if (!source) void this.checkpoints.checkpoint(rec, true);
-      if (halted)
+      if (halted) {
         this.log.warn(
           { session: rec.id, losses: rec.losses.length },
           "session lost again within a minute: restored paused, its run not resumed",
         );
-      else if (run && !this.closing()) await this.resume(rec, run);
+        // its checkpoint without the run: a restart does not resume it either
+        await this.checkpoints.acknowledge(rec);
+      }
+      // the resume's time written with the run first, as a restart's resume writes it
+      // (until 2026-12-07 only those did): a run whose rebuild's resume takes the process
+      // down within LOSS_WINDOW_MS is restored paused by the next start, where every start
+      // resumed it again (a crash loop that the in-process count of losses, lost with the
+      // process, never saw)
+      else if (run && !this.closing()) await this.resumeNoted(rec, run, now);
     } catch (err) {
       if (err instanceof ApiError && err.code === "worker_unavailable" && !this.closing()) {
         this.park(rec, reason, run, err);
