@@ -11,7 +11,9 @@
  * and the thread renews only while it is younger than HEARTBEAT_BOUND of the TTL: the last
  * renewal goes out at most that long after the last heartbeat, and the lease lapses at most
  * (HEARTBEAT_BOUND + 1)·LEASE_TTL_MS after the event loop stopped (1.5 TTL; 1 TTL from the
- * last renewal on the event loop before). A stall of up to (HEARTBEAT_BOUND + 2/3)·TTL less
+ * last renewal on the event loop before), plus however late Redis runs that last renewal:
+ * its TTL counts from when Redis runs it. The holder's own trust in a lease counts from the
+ * send, so that delay shortens the holder's trust, never lengthens it. A stall of up to (HEARTBEAT_BOUND + 2/3)·TTL less
  * HEARTBEAT_MS keeps every lease whatever its phase: the thread's last renewal in it comes
  * at least HEARTBEAT_BOUND·TTL − TTL/3 after its start (a pass every TTL/3), and lives TTL.
  *
