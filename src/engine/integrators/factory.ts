@@ -200,10 +200,12 @@ export function createIntegrator(
     rayleighMass: p.rayleighMass,
     rayleighStiffness: p.rayleighStiffness,
     velocityDamping: p.velocityDamping,
-    // their error control (theta-scheme.ts tooCoarse) at generalized-alpha's default for
-    // ρ∞ = 1 (a number there), the model's body length's: solver.stepTolerance is not
-    // theirs (schemas/model.ts SETTING_READERS)
-    stepTolerance: defaultStepTolerance(undefined, 1, parts.bodyLength) as number,
+    // their error control (theta-scheme.ts tooCoarse, moreau-jean.ts leadTooCoarse):
+    // solver.stepTolerance in metres as generalized-alpha's, left out its default at ρ∞ = 1
+    // (their smooth step at θ = ½ being that scheme's), null off (an infinite tolerance:
+    // the estimates are still made, for the reactions and stats.stepError)
+    stepTolerance:
+      defaultStepTolerance(p.stepTolerance, 1, parts.bodyLength) ?? Number.POSITIVE_INFINITY,
   };
   const theta =
     p.integrator === "moreau-jean"
