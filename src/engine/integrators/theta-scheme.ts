@@ -230,6 +230,8 @@ export interface ThetaParameters {
    * Euler), every step within it (file comment, "Joints").
    */
   stepTolerance: number;
+  /** Each body's weight on its estimate (generalized-alpha.ts stepControl; null: 1 for all). */
+  errorWeights: Float64Array | null;
 }
 
 export class ThetaScheme implements Integrator, HalvingStep {
@@ -1017,7 +1019,7 @@ export class ThetaScheme implements Integrator, HalvingStep {
     const start = symmetric ? memory.acceleration : memory.previousAcceleration;
     const end = symmetric ? endAcceleration : stepMean;
     for (let i = 0; i < change.length; i++) change[i] = end[i] - start[i];
-    this.lastEstimate = trapezoidalStepError(this.stepper.sys, h, change);
+    this.lastEstimate = trapezoidalStepError(this.stepper.sys, h, change, this.params.errorWeights);
     this.lastError = this.lastEstimate / this.params.stepTolerance;
     return this.lastError > 1;
   }
