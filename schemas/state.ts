@@ -111,7 +111,7 @@ export const SolverStats = z
     }),
     stepError: z.number().meta({
       description:
-        "generalized-alpha and articulated with an error control (solver.stepTolerance): the largest local error estimate (m) of the step's accepted sub-steps, the root-mean-square displacement of a body's mass; 0 without one",
+        "the integrators with an error control (solver.stepTolerance; all but backward-euler): the largest local error estimate (m) of the step's accepted sub-steps, the root-mean-square displacement of a body's mass (with the default stepTolerance and bodies of several jointed groups, in metres of the tightest group's tolerance: each other body's weighted by the ratio of that to its own); 0 without one",
     }),
     stepToleranceMet: z.boolean().meta({
       description:

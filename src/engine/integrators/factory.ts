@@ -25,11 +25,7 @@ import type { ArticulatedTree } from "../dynamics/articulated-body";
 import { CoupledProblems } from "../dynamics/one-step-problem";
 import { type AccelerationStepper, DEFAULT_NEWTON_TOLERANCE } from "./acceleration-step";
 import { ARTICULATED_STEP_TOLERANCE, ArticulatedIntegrator } from "./articulated";
-import {
-  DEFAULT_RHO_INFINITY,
-  defaultStepTolerance,
-  GeneralizedAlphaIntegrator,
-} from "./generalized-alpha";
+import { DEFAULT_RHO_INFINITY, GeneralizedAlphaIntegrator, stepControl } from "./generalized-alpha";
 import type { Integrator, IntegratorMemory } from "./integrator";
 import { LimitSwitches } from "./limit-switch";
 import { MoreauJeanIntegrator } from "./moreau-jean";
@@ -64,11 +60,11 @@ export interface IntegratorParts {
    */
   femBodies: boolean;
   /**
-   * The model's body length (m; generalized-alpha.ts bodyLength), to which the default
-   * stepTolerance of newmark's jointed steps, generalized-alpha's and the θ-schemes' is
-   * scaled.
+   * Each body's jointed group's body length (m, by body index; generalized-alpha.ts
+   * bodyLengths), to which the default stepTolerance of newmark's jointed steps,
+   * generalized-alpha's and the θ-schemes' is scaled, group by group (stepControl).
    */
-  bodyLength: number;
+  bodyLengths: Float64Array;
   /**
    * The joint tree the articulated integrator steps (built on first use: a model that
    * never chooses it needs none), the joints and their multipliers, where it writes the
@@ -155,7 +151,7 @@ export function createIntegrator(
           // the error control on by default for every member's jointed steps, as
           // generalized-alpha's at ρ∞ = 1: they hold the joints symmetrically whatever
           // (β, γ), damping nothing along them (newmark.ts `alphaForm`)
-          stepTolerance: defaultStepTolerance(p.stepTolerance, 1, parts.bodyLength),
+          ...stepControl(p.stepTolerance, 1, parts.bodyLengths),
         },
         newton,
         memory,
@@ -168,7 +164,7 @@ export function createIntegrator(
         stepper,
         {
           rhoInfinity,
-          stepTolerance: defaultStepTolerance(p.stepTolerance, p.rhoInfinity, parts.bodyLength),
+          ...stepControl(p.stepTolerance, p.rhoInfinity, parts.bodyLengths),
           rayleighMass: p.rayleighMass,
           rayleighStiffness: p.rayleighStiffness,
         },
@@ -196,14 +192,17 @@ export function createIntegrator(
       );
     }
   }
+  const control = stepControl(p.stepTolerance, 1, parts.bodyLengths);
   const shared = {
     rayleighMass: p.rayleighMass,
     rayleighStiffness: p.rayleighStiffness,
     velocityDamping: p.velocityDamping,
-    // their error control (theta-scheme.ts tooCoarse) at generalized-alpha's default for
-    // ρ∞ = 1 (a number there), the model's body length's: solver.stepTolerance is not
-    // theirs (schemas/model.ts SETTING_READERS)
-    stepTolerance: defaultStepTolerance(undefined, 1, parts.bodyLength) as number,
+    // their error control (theta-scheme.ts tooCoarse, moreau-jean.ts leadTooCoarse):
+    // solver.stepTolerance in metres as generalized-alpha's, left out its default at ρ∞ = 1
+    // (their smooth step at θ = ½ being that scheme's), null off (an infinite tolerance:
+    // the estimates are still made, for the reactions and stats.stepError)
+    stepTolerance: control.stepTolerance ?? Number.POSITIVE_INFINITY,
+    errorWeights: control.errorWeights,
   };
   const theta =
     p.integrator === "moreau-jean"

@@ -876,7 +876,8 @@ export class MoreauJeanIntegrator extends ThetaScheme {
     s.lambda.set(this.leadLambda);
     const start = this.leadStart;
     for (let i = 0; i < change.length; i++) change[i] -= start[i];
-    return trapezoidalStepError(s.sys, h, change) > this.params.stepTolerance;
+    const { stepTolerance, errorWeights } = this.params;
+    return trapezoidalStepError(s.sys, h, change, errorWeights) > stepTolerance;
   }
 
   /**

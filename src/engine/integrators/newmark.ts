@@ -101,6 +101,8 @@ export interface NewmarkParameters {
    * symmetrically, nothing damps them: `alphaForm`; integrators/factory.ts).
    */
   stepTolerance: number | null;
+  /** Each body's weight on its estimate (generalized-alpha.ts stepControl; null: 1 for all). */
+  errorWeights: Float64Array | null;
 }
 
 /**
@@ -256,7 +258,7 @@ export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
     this.vt = new Float64Array(stepper.n);
     this.end = { coefficients: this.coeff, acceleration: memory.acceleration };
     this.switches = impacts === null ? null : new ContactSwitches(impacts);
-    const { beta, gamma, rayleighMass, rayleighStiffness, stepTolerance } = params;
+    const { beta, gamma, rayleighMass, rayleighStiffness, stepTolerance, errorWeights } = params;
     const jointed = stepper.constraints !== null && newton.maxIterations > 1 && beta > 0;
     const trapezoidal = beta === 0.25 && gamma === 0.5;
     this.alphaForm =
@@ -268,6 +270,7 @@ export class NewmarkIntegrator implements Integrator, HalvingStep, SwitchRedo {
               newmarkBeta: beta,
               newmarkGamma: gamma,
               stepTolerance: femBodies ? null : stepTolerance,
+              errorWeights,
               rayleighMass,
               rayleighStiffness,
             },

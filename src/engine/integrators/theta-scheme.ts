@@ -89,8 +89,9 @@
  * step counting its own rows', motorRows). A step that does not resolve
  * the motion, its local error h²/12 ‖ü_{n+1} − ü_n‖ (ü = M⁻¹ (f + Gᵀλ) the acceleration
  * consistent with the joints at each end of the step; measured as generalized-alpha's
- * largestDisplacement) above generalized-alpha's default stepTolerance (params.stepTolerance:
- * 3e-4 m per metre of the model's body length, at most 3e-4 m), where the symmetric scheme
+ * largestDisplacement) above solver.stepTolerance (params.stepTolerance, m; left out
+ * generalized-alpha's default, 3e-4 m per metre of the model's body length, at most
+ * 3e-4 m; null: off), where the symmetric scheme
  * gains energy at single violent steps (a whipping 100-link chain at 1/240 s blew up), is
  * halved as generalized-alpha's, and so is one whose joints Newton cannot close at the
  * position level (a joint turned far within the step; the next steps
@@ -221,13 +222,16 @@ export interface ThetaParameters {
   velocityDamping: number;
   /**
    * The local error per step (m, generalized-alpha.ts largestDisplacement) above which
-   * tooCoarse halves a step: generalized-alpha's default at ρ∞ = 1, 3e-4 m per metre of the
-   * model's body length, at most 3e-4 m (factory.ts; defaultStepTolerance), the θ-schemes'
-   * trapezoidal step at θ = ½ being that scheme's. An absolute 3e-4 m let a 5-link chain of
+   * tooCoarse halves a step: solver.stepTolerance, left out generalized-alpha's default at
+   * ρ∞ = 1, 3e-4 m per metre of the model's body length, at most 3e-4 m (factory.ts;
+   * defaultStepTolerance), the θ-schemes' trapezoidal step at θ = ½ being that scheme's;
+   * Infinity: off (solver.stepTolerance null). An absolute 3e-4 m let a 5-link chain of
    * 0.05 m links stray by 17 % of m g L/2 over 40 s under Moreau–Jean (20 % under symplectic
    * Euler), every step within it (file comment, "Joints").
    */
   stepTolerance: number;
+  /** Each body's weight on its estimate (generalized-alpha.ts stepControl; null: 1 for all). */
+  errorWeights: Float64Array | null;
 }
 
 export class ThetaScheme implements Integrator, HalvingStep {
@@ -288,6 +292,8 @@ export class ThetaScheme implements Integrator, HalvingStep {
   private readonly substeps: SubstepDepth;
   /** tooCoarse's last estimate relative to params.stepTolerance (0: none). */
   private lastError = 0;
+  /** tooCoarse's last estimate (m; 0: none), stats.stepError's. */
+  private lastEstimate = 0;
   /**
    * The attempt's ü_{n+1}, the acceleration consistent with the joints at its end state
    * (tooCoarse, the symmetric joint step), then the memory's `acceleration`.
@@ -877,10 +883,7 @@ export class ThetaScheme implements Integrator, HalvingStep {
         this.keepEnd(c.symmetricJoints);
         s.decayVelocities(h, this.params.velocityDamping);
         this.substeps.record(h, true, this.lastError);
-        this.stats.stepError = Math.max(
-          this.stats.stepError,
-          this.lastError * this.params.stepTolerance,
-        );
+        this.stats.stepError = Math.max(this.stats.stepError, this.lastEstimate);
         return true;
       }
       this.restoreStart();
@@ -1010,12 +1013,14 @@ export class ThetaScheme implements Integrator, HalvingStep {
     // (the symmetric joint step: S = G M⁻¹ Gᵀ factored at the end by its velocity projection)
     if (symmetric) this.stepper.constrainedAcceleration(c, t + h, endAcceleration, false);
     this.lastError = 0;
+    this.lastEstimate = 0;
     // (ü_n: made at the symmetric step's start where the memory held none, ownStep)
     if (!(symmetric ? memory.accelerationValid : memory.previousValid)) return false;
     const start = symmetric ? memory.acceleration : memory.previousAcceleration;
     const end = symmetric ? endAcceleration : stepMean;
     for (let i = 0; i < change.length; i++) change[i] = end[i] - start[i];
-    this.lastError = trapezoidalStepError(this.stepper.sys, h, change) / this.params.stepTolerance;
+    this.lastEstimate = trapezoidalStepError(this.stepper.sys, h, change, this.params.errorWeights);
+    this.lastError = this.lastEstimate / this.params.stepTolerance;
     return this.lastError > 1;
   }
 

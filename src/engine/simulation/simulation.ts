@@ -47,7 +47,7 @@ import { PointForceEffector } from "../forces/point-force";
 import type { BroadPhaseMemory } from "../geometry/broadphase";
 import { AccelerationStepper } from "../integrators/acceleration-step";
 import { createIntegrator } from "../integrators/factory";
-import { bodyLength } from "../integrators/generalized-alpha";
+import { bodyLengths } from "../integrators/generalized-alpha";
 import {
   emptyStepStats,
   type Integrator,
@@ -273,8 +273,8 @@ export class Simulation {
   private readonly projectedLimits: Uint8Array;
   /** The stiffest spring's ω (rad/s), which newmark's default β, γ follow (resolution.ts). */
   private readonly springFrequency: number;
-  /** The model's body length (m; generalized-alpha.ts bodyLength). */
-  private readonly bodyLength: number;
+  /** Each body's jointed group's body length (m; generalized-alpha.ts bodyLengths). */
+  private readonly bodyLengths: Float64Array;
   /** The spring network's ω_max bound (rad/s; resolution.ts), or null: not a network. */
   private readonly networkFrequency: number | null;
   private readonly sensors: SensorSet;
@@ -343,15 +343,19 @@ export class Simulation {
       return b === undefined ? 0 : mass[b];
     };
     this.springFrequency = stiffestSpringFrequency(this.model.forces, massOf);
-    // each body's farthest joint anchor from its centre of mass (m), for the bodies' length
-    // the default step tolerance is scaled to (generalized-alpha.ts bodyLength)
+    // each body's farthest joint anchor from its centre of mass (m), and the joints' body
+    // pairs, for the jointed groups' length the default step tolerance is scaled to
+    // (generalized-alpha.ts bodyLengths)
     const reach = new Float64Array(this.system.numBodies);
-    for (const j of this.model.joints)
+    const links: [number, number][] = [];
+    for (const j of this.model.joints) {
       for (const end of [j.a, j.b]) {
         const b = index.get(end.body);
         if (b !== undefined) reach[b] = Math.max(reach[b], Math.hypot(...end.point));
       }
-    this.bodyLength = bodyLength(this.system, reach);
+      links.push([index.get(j.a.body) ?? -1, index.get(j.b.body) ?? -1]);
+    }
+    this.bodyLengths = bodyLengths(this.system, reach, links);
     this.networkFrequency = springNetworkFrequencyBound(this.model, massOf);
     this.record = new SimulationState(
       this.system.state,
@@ -1669,7 +1673,7 @@ export class Simulation {
         springFrequency: this.springFrequency,
         networkFrequency: this.networkFrequency,
         femBodies: this.fem.length > 0,
-        bodyLength: this.bodyLength,
+        bodyLengths: this.bodyLengths,
         articulated: {
           tree: () => {
             // against the model pose, which the joints' axes and the motors refer to (the

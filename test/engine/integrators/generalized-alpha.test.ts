@@ -37,10 +37,11 @@ import { chainScene } from "../../../bench/compare/scene";
 import { loadModel, loadSnapshot } from "../../../src/engine/index";
 import {
   AlphaCoefficients,
-  bodyLength,
+  bodyLengths,
   DEFAULT_STEP_TOLERANCE,
   defaultStepTolerance,
   largestDisplacement,
+  stepControl,
 } from "../../../src/engine/integrators/generalized-alpha";
 import { BodySystem } from "../../../src/engine/model/body-system";
 import { springParticle, stiffHingedRod } from "../../support/models";
@@ -327,18 +328,76 @@ describe("generalized-α's default error control", () => {
     const ground = { ...box, id: "g", fixed: true, mass: 100 };
     const diagonal = Math.sqrt(0.4 ** 2 + 0.2 ** 2 + 0.1 ** 2);
     const none = new Float64Array(4);
-    expect(bodyLength(new BodySystem([ground, box, particle]), none)).toBeCloseTo(diagonal, 14);
-    expect(bodyLength(new BodySystem([ground, box, rod, particle]), none)).toBeCloseTo(
-      (2 * diagonal + 0.5 * 0.05) / 2.5,
-      14,
+    const inf = Number.POSITIVE_INFINITY;
+    const lengths = (
+      bodies: ConstructorParameters<typeof BodySystem>[0],
+      reach: Float64Array,
+      links: [number, number][],
+    ) => [...bodyLengths(new BodySystem(bodies), reach, links)];
+    const within = (got: number[], want: number[]) => {
+      for (const [b, l] of got.entries()) expect(l, `body ${b}`).toBeCloseTo(want[b], 14);
+    };
+    // box, rod and particle jointed (box–rod, rod–particle): one group, the particle not
+    // counted but given the group's length; the ground (no dofs) none (NaN)
+    const joined = (2 * diagonal + 0.5 * 0.05) / 2.5;
+    const all = [ground, box, rod, particle];
+    expect(
+      lengths(all, none, [
+        [1, 2],
+        [2, 3],
+      ])[0],
+    ).toBeNaN();
+    within(
+      lengths(all, none, [
+        [1, 2],
+        [2, 3],
+      ]).slice(1),
+      [joined, joined, joined],
     );
+    within(lengths([ground, box, particle], none, [[1, 2]]).slice(1), [diagonal, diagonal]);
     // the rod hinged 0.3 m from its centre: a 0.6 m lever; the box's 0.1 m anchor is inside it
     const reach = Float64Array.of(5, 0.1, 0.3, 9);
-    expect(bodyLength(new BodySystem([ground, box, rod, particle]), reach)).toBeCloseTo(
-      (2 * diagonal + 0.5 * 0.6) / 2.5,
-      14,
+    within(
+      lengths(all, reach, [
+        [1, 2],
+        [2, 3],
+      ]).slice(1),
+      Array(3).fill((2 * diagonal + 0.5 * 0.6) / 2.5),
     );
-    expect(bodyLength(new BodySystem([ground, particle]), none)).toBe(Number.POSITIVE_INFINITY);
+    // each hinged to the ground (a fixed body does not join them), the particle free: three
+    // groups, each its own length
+    within(
+      lengths(all, reach, [
+        [0, 1],
+        [0, 2],
+      ]).slice(1),
+      [diagonal, 0.6, inf],
+    );
+    within(lengths(all, none, []).slice(1), [diagonal, 0.05, inf]);
+    expect(lengths([ground, particle], none, [[0, 1]])).toEqual([Number.NaN, inf]);
+  });
+
+  it("per jointed group: the tightest group's tolerance, the others' estimates weighted down to theirs", () => {
+    const diagonal = 0.46;
+    // a 5 cm chain (1.5e-5 m), a box (1.38e-4 m), a body without a length (3e-4 m), a 3 m arm (3e-4 m)
+    const lengths = Float64Array.of(0.05, diagonal, Number.POSITIVE_INFINITY, 3);
+    const { stepTolerance, errorWeights } = stepControl(undefined, 1, lengths);
+    expect(stepTolerance).toBeCloseTo(1.5e-5, 18);
+    const weights = [...(errorWeights as Float64Array)];
+    const want = [1, 1.5e-5 / (3e-4 * diagonal), 0.05, 0.05];
+    for (const [b, w] of weights.entries()) expect(w, `body ${b}`).toBeCloseTo(want[b], 14);
+    // one group (all alike, a fixed body's NaN apart, lengths alike but for rounding): the uniform default, no weights
+    expect(stepControl(undefined, 1, Float64Array.of(Number.NaN, 0.2, 0.2 * (1 + 1e-12)))).toEqual({
+      stepTolerance: defaultStepTolerance(undefined, 1, 0.2),
+      errorWeights: null,
+    });
+    // set, or off: the same for every body
+    expect(stepControl(1e-3, 1, lengths)).toEqual({ stepTolerance: 1e-3, errorWeights: null });
+    expect(stepControl(null, 1, lengths)).toEqual({ stepTolerance: null, errorWeights: null });
+    expect(stepControl(undefined, 0.9, lengths)).toEqual({
+      stepTolerance: null,
+      errorWeights: null,
+    });
   });
 
   // the chain's energy scale m g L: total mass 1 kg, total length 1 m

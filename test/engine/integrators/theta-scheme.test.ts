@@ -468,29 +468,40 @@ describe("Moreau–Jean θ = ½ with joints: the trapezoidal step holds them sym
 
   /**
    * A uniform rod (m = 1 kg, L = 1 m) pinned at its end, released at θ0 = π/2 from the
-   * hanging position (I_p = m L²/3, d = L/2), run for 30 periods at h = 5 ms by `integrator`:
-   * the largest energy error (J, computed from the state: ½ I_p ω² + m g z_c, 0 at release)
-   * and the mean period from the instants the rod comes back up on the release side.
+   * hanging position (I_p = m L²/3, d = L/2), run for 30 periods at h (5 ms unless given) by
+   * `integrator`, solver.stepTolerance `stepTolerance` where given: the largest energy error
+   * (J, computed from the state: ½ I_p ω² + m g z_c, 0 at release), the mean period from the
+   * instants the rod comes back up on the release side, the sub-steps a step (mean), the
+   * final state's hash.
    */
-  function releasedRod(integrator: "moreau-jean" | "symplectic-euler") {
-    const [m, L, h] = [1, 1, 0.005];
+  function releasedRod(
+    integrator: "moreau-jean" | "symplectic-euler",
+    o: { h?: number; stepTolerance?: number | null } = {},
+  ) {
+    const [m, L, h] = [1, 1, o.h ?? 0.005];
     const sim = loadModel(
       rodPendulum({
         mass: m,
         length: L,
         axis: [0, 1, 0],
         gravity: [0, 0, -g],
-        solver: { integrator, dt: h },
+        solver: {
+          integrator,
+          dt: h,
+          ...(o.stepTolerance === undefined ? {} : { stepTolerance: o.stepTolerance }),
+        },
       }),
     );
     const Ip = (m * L * L) / 3;
     const T = pendulumPeriod(Ip, m, L / 2, Math.PI / 2, g);
     let worst = 0;
+    let substeps = 0;
     const returns: number[] = [];
     let z = sim.state().bodies[0].position[2];
     const steps = Math.round((30.25 * T) / h);
     for (let k = 1; k <= steps; k++) {
       sim.step(1);
+      substeps += sim.lastStepStats.substeps;
       const b = sim.state().bodies[0];
       const w = b.angularVelocity[1];
       worst = Math.max(worst, Math.abs(0.5 * Ip * w * w + m * g * b.position[2]));
@@ -506,6 +517,8 @@ describe("Moreau–Jean θ = ½ with joints: the trapezoidal step holds them sym
       returns: returns.length,
       periodError: Math.abs(period / T - 1),
       mgd: m * g * (L / 2),
+      substeps: substeps / steps,
+      hash: sim.stateHash(),
     };
   }
 
@@ -536,6 +549,53 @@ describe("Moreau–Jean θ = ½ with joints: the trapezoidal step holds them sym
       expect(r.returns).toBeGreaterThanOrEqual(29);
       expect(r.periodError).toBeLessThan(period);
     });
+
+  // solver.stepTolerance (m) read by both: at h = 50 ms (h ω ≈ 0.2 at the bottom, where the
+  // rod turns at 5.4 rad/s) their steps are halved to it. A local error δ per step of τ
+  // (δ ∝ τ³, the trapezoidal rule's h³ x‴/12) gives τ ∝ δ^(1/3), so a tolerance ten times
+  // tighter takes 10^(1/3) = 2.15 times the sub-steps and shrinks Moreau–Jean's phase error,
+  // O(τ²), 10^(2/3) = 4.6 times, symplectic Euler's energy band, O(τ), 2.15 times. Measured
+  // (3e-4, 3e-5, 3e-6 m): Moreau–Jean's period 1.03e-3, 2.6e-4, 6.7e-5 off at 1.82, 3.69,
+  // 7.50 sub-steps a step; symplectic Euler's energy within 0.228, 0.109, 0.053 J at 1.79,
+  // 3.64, 7.45 (null, off: 4.2e-3 and 0.43 J at one). 3e-4 m is the default for this 1 m rod
+  // (3e-4 m per metre of body length, at most 3e-4 m: the same steps).
+  it("solver.stepTolerance: a rod released horizontal at 50 ms, tightened tenfold twice, keeps its period (moreau-jean) and energy (symplectic-euler) by the scheme's order", () => {
+    const h = 0.05;
+    for (const integrator of ["moreau-jean", "symplectic-euler"] as const) {
+      const [loose, mid, tight] = [3e-4, 3e-5, 3e-6].map((stepTolerance) =>
+        releasedRod(integrator, { h, stepTolerance }),
+      );
+      const off = releasedRod(integrator, { h, stepTolerance: null });
+      report(`${integrator} rod at 50 ms by stepTolerance`, {
+        off: off.periodError,
+        loose: loose.periodError,
+        mid: mid.periodError,
+        tight: tight.periodError,
+        offE: off.worst,
+        looseE: loose.worst,
+        midE: mid.worst,
+        tightE: tight.worst,
+        subs: `${off.substeps} ${loose.substeps} ${mid.substeps} ${tight.substeps}`,
+      });
+      expect(releasedRod(integrator, { h }).hash).toBe(loose.hash);
+      expect(off.substeps).toBe(1);
+      for (const [coarse, fine] of [
+        [off, loose],
+        [loose, mid],
+        [mid, tight],
+      ]) {
+        expect(fine.substeps).toBeGreaterThan(1.5 * coarse.substeps);
+        expect(fine.returns).toBe(30);
+      }
+      for (const [coarse, fine] of [
+        [loose, mid],
+        [mid, tight],
+      ])
+        if (integrator === "moreau-jean")
+          expect(fine.periodError).toBeLessThan(coarse.periodError / 3);
+        else expect(fine.worst).toBeLessThan(coarse.worst / 1.7);
+    }
+  });
 
   it("the Newton's cradle example keeps its swing over 30 s (impacts with e = 1, joints symmetric between them)", () => {
     // the swing energy Σ ½ m v² + ½ I ω² + m g (z − z_rest) computed from the state; it

@@ -1,7 +1,7 @@
 /**
  * Solver settings that only some choices read (schemas/model.ts unreadSolverSettings): theta
  * (moreau-jean), beta and gamma (newmark), rhoInfinity and stepTolerance (generalized-alpha;
- * stepTolerance newmark too),
+ * stepTolerance newmark, moreau-jean and symplectic-euler too, not backward-euler),
  * linearTolerance and linearIterations (the Krylov solvers and auto), linearPreconditioner
  * (cg), contactSolver, maxIterations, tolerance and the projection's (nonsmooth contact). A
  * model that sets one where it is not read is refused naming it; a PATCH that changes
@@ -99,12 +99,16 @@ describe("solver settings read only by some choices", () => {
       stepTolerance: 1e-3,
     };
     // stepTolerance: newmark's too (its steps at the defaults on jointed models are
-    // generalized-alpha's, newmark.ts `alphaForm`)
-    const alsoRead: Record<string, string> = { stepTolerance: "newmark" };
+    // generalized-alpha's, newmark.ts `alphaForm`), and the θ-schemes' with an error
+    // control (their symmetric joint steps, theta-scheme.ts tooCoarse): all but
+    // backward-euler's
+    const alsoRead: Record<string, readonly string[]> = {
+      stepTolerance: ["newmark", "moreau-jean", "symplectic-euler"],
+    };
     for (const [key, reader] of Object.entries(own))
       for (const integrator of INTEGRATORS) {
         const issues = modelIssues({ integrator, [key]: value[key] });
-        if (integrator === reader || integrator === alsoRead[key])
+        if (integrator === reader || alsoRead[key]?.includes(integrator))
           expect(issues, `${key} with ${integrator}`).toEqual([]);
         else {
           expect(issues, `${key} with ${integrator}`).toHaveLength(1);
@@ -324,11 +328,13 @@ describe("solver settings read only by some choices", () => {
     // and moreau-jean without θ: ½, not the dropped 0.8
     sim.update({ solver: { integrator: "moreau-jean" } });
     expectSteps(sim, 3, (s) => thetaMethodStep(s, h, w2, 0.5, 0.5));
-    // generalized-alpha's error control turned off (null) does not outlast a switch away and
-    // back (through moreau-jean: newmark reads it too); a direct solver drops the Krylov
-    // settings
+    // generalized-alpha's error control turned off (null) stays off through moreau-jean,
+    // which reads it too, and does not outlast a switch to backward-euler, which does not
+    // (nor then back to newmark); a direct solver drops the Krylov settings
     sim.update({ solver: { integrator: "generalized-alpha", stepTolerance: null } });
     sim.update({ solver: { integrator: "moreau-jean" } });
+    expect(sim.solver.stepTolerance).toBeNull();
+    sim.update({ solver: { integrator: "backward-euler" } });
     expect(sim.solver).not.toHaveProperty("stepTolerance");
     sim.update({ solver: { integrator: "newmark", linearSolver: "cg", linearTolerance: 1e-9 } });
     expect(sim.solver).not.toHaveProperty("stepTolerance");
