@@ -119,6 +119,14 @@ describe("solver settings read only by some choices", () => {
       }
     // null is the default of the nullable ones, accepted anywhere
     expect(modelIssues({ integrator: "newmark", stepTolerance: null })).toEqual([]);
+    // moreau-jean at θ = 1 weighs its forces as backward Euler (w = θ): no error control
+    // reads the tolerance there; below 1 it is read
+    const atOne = modelIssues({ integrator: "moreau-jean", theta: 1, stepTolerance: 1e-3 });
+    expect(atOne).toHaveLength(1);
+    expect(atOne[0].path).toBe("solver.stepTolerance");
+    expect(atOne[0].message).toContain("theta 1");
+    expect(modelIssues({ integrator: "moreau-jean", theta: 0.9, stepTolerance: 1e-3 })).toEqual([]);
+    expect(modelIssues({ integrator: "moreau-jean", theta: 1, stepTolerance: null })).toEqual([]);
   });
 
   it("the Krylov solvers' settings: refused with a direct solver, the preconditioner with cg only", () => {
