@@ -120,6 +120,11 @@ export class JointActuator implements ForceEffector {
   private readonly command: CompiledTimeFunction;
   /** |M^{-1/2} g| by block, [a_t, a_θ, b_t, b_θ] (addExplicitRows). */
   private readonly norms = new Float64Array(4);
+  /**
+   * The magnitudes of the last servo law's terms, k_p (|q*| + |q|) + k (|q̇*| + |q̇|) (N·m or
+   * N; effortAt): the scale of its rounding (lawScale).
+   */
+  private scale = 0;
   /** addTurnStiffness' scratch: ∂t/∂θ_a, ∂t/∂θ_b, k (ω_a − ω_b), a 6 × 6 block. */
   private readonly turnA = new Float64Array(9);
   private readonly turnB = new Float64Array(9);
@@ -303,10 +308,14 @@ export class JointActuator implements ForceEffector {
     switch (this.type) {
       case "velocity":
         tau = this.kd * (u - q.rate);
+        this.scale = this.kd * (Math.abs(u) + Math.abs(q.rate));
         break;
       case "position": {
         const rate = this.targetRate(t);
-        tau = this.kp * (u - q.value) + this.rateGain() * (rate - q.rate);
+        const k = this.rateGain();
+        tau = this.kp * (u - q.value) + k * (rate - q.rate);
+        this.scale =
+          this.kp * (Math.abs(u) + Math.abs(q.value)) + k * (Math.abs(rate) + Math.abs(q.rate));
         break;
       }
     }
@@ -412,13 +421,46 @@ export class JointActuator implements ForceEffector {
   unresolvedBy(h: number, jointInverseInertia?: (g: Float64Array) => number): boolean {
     if (!this.hasJacobians || h * this.fastestRate() <= 1) return false;
     if (jointInverseInertia === undefined) return true;
+    return h * this.rateAt(this.inverseInertiaAlong(jointInverseInertia)) > 1;
+  }
+
+  /**
+   * ForceEffector.inverseInertiaAlong: 1/Ĩ along q (1/(kg·m²) or 1/kg), the joints held
+   * (`jointInverseInertia` of g) where given, else the bodies' own gᵀ M⁻¹ g (fastestRate's).
+   */
+  inverseInertiaAlong(jointInverseInertia?: (g: Float64Array) => number): number {
+    const u = this.norms;
+    if (jointInverseInertia === undefined) {
+      this.coordinate.evaluateJacobian();
+      coordinateMassNorms(this.sys, this.coordinate, u);
+      return u[0] * u[0] + u[1] * u[1] + u[2] * u[2] + u[3] * u[3];
+    }
     // g as a generalized force (the effort τ = 1 along q)
     const { sys } = this;
     const direction = directionOf(sys);
     clearForces(sys);
     addGeneralizedEffort(sys, this.coordinate, 1);
     getForces(sys, direction);
-    return h * this.rateAt(jointInverseInertia(direction)) > 1;
+    return jointInverseInertia(direction);
+  }
+
+  /**
+   * ForceEffector.lawGain: ∂τ/∂(g·a) = c_x k_p + c_v (k_d + δ k_p) (the lead's δ k_p
+   * included, as stepFraction's), 0 saturated or without a gain.
+   */
+  lawGain(cx: number, cv: number): number {
+    if (this.saturated || !this.hasJacobians) return 0;
+    return this.kp * cx + this.rateGain() * cv;
+  }
+
+  /** ForceEffector.lawScale: the last law's terms' magnitudes (effortAt). */
+  lawScale(): number {
+    return this.scale;
+  }
+
+  /** ForceEffector.coordinateAlong: g·x, the coordinate's change along x (a change of the unknown). */
+  coordinateAlong(x: Float64Array): number {
+    return this.coordinate.along(x);
   }
 
   /**
@@ -436,10 +478,7 @@ export class JointActuator implements ForceEffector {
    */
   fastestRate(): number {
     if (!this.hasJacobians) return 0;
-    const u = this.norms;
-    this.coordinate.evaluateJacobian();
-    coordinateMassNorms(this.sys, this.coordinate, u);
-    return this.rateAt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2] + u[3] * u[3]);
+    return this.rateAt(this.inverseInertiaAlong());
   }
 
   addSolveBlocks(m: SparseBlockMatrix): void {

@@ -78,7 +78,11 @@ export class SchemeCoefficients {
    * rather than in every solve with them (the θ-schemes and newmark).
    */
   stiffTermsOnDemand = false;
-  /** The effectors ε weighs (see stiffWeight), chosen at the step's start. */
+  /**
+   * The effectors ε weighs (see stiffWeight), chosen at the step's start; with ε = 0 and
+   * stiffTermsOnDemand (generalized-alpha at ρ∞ < 1), those Newton takes into its fuller
+   * matrix and its servo test alone (AccelerationStepper.holdStiffForces).
+   */
   readonly stiffForces: ForceEffector[] = [];
 }
 

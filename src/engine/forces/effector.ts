@@ -111,6 +111,27 @@ export interface ForceEffector {
    */
   unresolvedBy?(h: number, jointInverseInertia?: (g: Float64Array) => number): boolean;
   /**
+   * With unresolvedBy: the inverse inertia 1/Ĩ (1/(kg·m²) or 1/kg) along the force's own
+   * coordinate, gᵀ P M⁻¹ g with `jointInverseInertia` (see unresolvedBy), else the bodies'
+   * own gᵀ M⁻¹ g.
+   */
+  inverseInertiaAlong?(jointInverseInertia?: (g: Float64Array) => number): number;
+  /**
+   * With unresolvedBy: how much the force's law (N·m or N) moves per unit change of the
+   * unknown acceleration along its coordinate, ∂τ/∂(g·a) = c_x k_p + c_v k for a law
+   * τ(q, q̇) of stiffness k_p and rate gain k (a servo's k_d + δ k_p with its lead); 0
+   * where it does not move (saturated). With coordinateAlong: Newton's test on the
+   * unresolved servos (AccelerationStepper.servoLawsSettled).
+   */
+  lawGain?(cx: number, cv: number): number;
+  /** With lawGain: g·x, the coordinate's change along x (a change of the unknown). */
+  coordinateAlong?(x: Float64Array): number;
+  /**
+   * With lawGain: the magnitudes of the terms the law's last evaluation summed (N·m or N;
+   * a servo's k_p (|q*| + |q|) + k (|q̇*| + |q̇|)), the scale of its rounding.
+   */
+  lawScale?(): number;
+  /**
    * For an effector unresolvedBy chose, the lead δ (s) of the (sub-)step: its stiffness's
    * displacement is measured at x + δ v, the position a backward-Euler step of that force
    * reaches (AccelerationStepper.holdStiffForces); a stiffness k then adds δ k to its

@@ -223,6 +223,17 @@ const GUESS_SHARE_LIMIT = 1;
 /** Relative rounding of C(x) at the position level (16 ulps; see positionRoundingFloor). */
 const POSITION_ROUNDING = 16 * Number.EPSILON;
 
+/**
+ * Relative rounding of a servo's coordinate change g·Δa (servoLawsSettled), 16 ulps of
+ * each of its two sources: the unknown, known to ε ‖a‖∞ an entry (g·Δa sums up to six with
+ * |g_i| ≤ 1, a hinge between two rigid bodies), and the servo's law, whose terms'
+ * magnitudes L (ForceEffector.lawScale) round to ε L, a correction of ε L/(w ∂τ/∂(g·a)):
+ * the rod of servoLawsSettled settled at 5 rad/s (L = 1e7 N·m, w ∂τ/∂(g·a) = 1.25e4 N·m
+ * per rad/s² at ρ∞ = 0) stagnated at corrections of 3e-13 to 1.1e-12 rad/s², 16 ε L/(…) =
+ * 2.8e-12, where 16 ε ‖a‖∞ was 2e-14.
+ */
+const SERVO_ROUNDING = 16 * Number.EPSILON;
+
 /** Smallest step fraction of the Newton line search (see AccelerationStepper.solve). */
 const LINE_SEARCH_MIN_STEP = 1 / 64;
 /** Residual reduction below which the line search takes full steps (rounding regime). */
@@ -457,6 +468,11 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
   private readonly stiffCandidates: readonly ForceEffector[];
   /** The unresolved servos' rates in the symmetric joints' correction (stiff-rates.ts). */
   private readonly stiffRates: StiffRateCorrection | null;
+  /**
+   * 1/Ĩ of each servo holdStiffForces chose for Newton alone (its extra weight 0), at the
+   * step's start (ForceEffector.inverseInertiaAlong; servoLawsSettled), one per candidate.
+   */
+  private readonly stiffInverseInertia: Float64Array;
   /** startMultipliers' coefficients (only its Rayleigh damping is read). */
   private readonly startCoefficients = new SchemeCoefficients();
   /** holdState's coefficients (c_x = c_v = 0, w = 1; reused: with compliant contacts at every step). */
@@ -731,6 +747,7 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
     this.stiffKeptStart = new Float64Array(n);
     this.stiffLed = new Float64Array(n);
     this.stiffCandidates = effectors.filter((e) => e.unresolvedBy !== undefined);
+    this.stiffInverseInertia = new Float64Array(this.stiffCandidates.length);
     this.stiffRates =
       this.constraints !== null && this.stiffCandidates.length > 0
         ? new StiffRateCorrection(this, this.stiffCandidates.length, m)
@@ -962,6 +979,12 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
    * start's, the memory's) are the state's alone and the step's start share still cancels
    * (restored sessions step the same); stiffForceChange (the energy balance; it leaves the
    * servo's reported effort with the lead) and removeStiffShare add its end force back.
+   *
+   * With `extra` = 0 where c.stiffTermsOnDemand (generalized-alpha at ρ∞ < 1, whose own
+   * spectral radius damps such a mode, and its backward-Euler redo) the servos are chosen
+   * all the same, for Newton alone: its fuller matrix near the solution (SLOW_CONTRACTION)
+   * and their own convergence test (servoLawsSettled); c.stiffWeight stays 0, with no lead,
+   * the scheme's weights on every force.
    */
   holdStiffForces(t: number, h: number, c: SchemeCoefficients, extra: number): void {
     const chosen = c.stiffForces;
@@ -970,7 +993,7 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
     this.stiffHeld = null;
     this.stiffShifted = false;
     this.stiffReactionPending = false;
-    if (extra === 0) return;
+    if (extra === 0 && !c.stiffTermsOnDemand) return;
     const candidates = this.stiffCandidates;
     this.tangentTime = t;
     this.tangentFactored = false;
@@ -983,11 +1006,59 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
       if (candidates[i].unresolvedBy?.(h, inverse) === true || led?.includes(candidates[i]))
         chosen.push(candidates[i]);
     if (chosen.length === 0) return;
+    if (extra === 0) {
+      // for Newton alone (see above): their inertia at the start for servoLawsSettled
+      for (let i = 0; i < chosen.length; i++)
+        this.stiffInverseInertia[i] = chosen[i].inverseInertiaAlong?.(inverse) ?? 0;
+      return;
+    }
     c.stiffWeight = extra;
     this.stiffHeld = c;
     this.stiffLead = h - c.cx / c.cv;
     this.stiffForcesNow(c.stiffForces, t, this.stiffStart);
     this.stiffReactionPending = c.symmetricJoints && this.constraints !== null;
+  }
+
+  /**
+   * Newton's test on the servos holdStiffForces chose for its iterations alone (their extra
+   * weight 0: generalized-alpha at ρ∞ < 1), after the correction `da` of the iterate `a`
+   * against `target` (m/s², rad/s²). A correction moves such a servo's law by
+   * w (c_x k_p + c_v k) g·Δa (ForceEffector.lawGain), which over its inertia Ĩ (at the
+   * step's start, stiffInverseInertia) is σ = w (c_x k_p + c_v k)/Ĩ ≫ 1 times the
+   * correction itself: ‖Δa‖∞ ≤ target left the law off by σ target Ĩ, a force the end state
+   * did not balance, whose work over the step the energy balance reads as its error. The
+   * 2 kg, 0.6 m rod hinged at its end on a velocity servo k_v = 1e6 (1/60 s, σ up to 4e4):
+   * energy.error 0.25 J (ρ∞ = 0.9) and 0.18 J (0.5), Newton's tolerance times k_v c_v ‖a‖∞
+   * over the first step's turn. So each such servo must also have |g·Δa| ≤ target/σ, down
+   * to the rounding of the unknown and of the law (SERVO_ROUNDING); `left`: the factor
+   * θ/(1 − θ) that turns the correction into what the iterations' rate leaves after it (the
+   * slower of the last two; 1 before two are known), as the test on ‖Δa‖∞ takes it. Newton's
+   * fuller matrix (SLOW_CONTRACTION) makes that reachable: with the plain one, which
+   * contracted at θ ≈ 0.24 there, the rod's first step failed at ρ∞ = 0.5 even at h/16.
+   * Now energy.error 1.5e-7, 6.7e-7 and 8.6e-8 J at ρ∞ = 0.9, 0.5 and 0 over 10 s, with
+   * 4474, 3754 and 3703 Newton iterations where 3777, 3144 and 3101 left 0.25, 0.18 and
+   * 7e-4 J (test/engine/integrators/generalized-alpha-servo-work.test.ts).
+   */
+  private servoLawsSettled(
+    c: SchemeCoefficients,
+    da: Float64Array,
+    target: number,
+    left: number,
+  ): boolean {
+    const chosen = c.stiffForces;
+    if (chosen.length === 0) return true;
+    const { a, n } = this;
+    let amax = 0;
+    for (let i = 0; i < n; i++) amax = Math.max(amax, Math.abs(a[i] + da[i]));
+    for (let i = 0; i < chosen.length; i++) {
+      const gain = c.w * (chosen[i].lawGain?.(c.cx, c.cv) ?? 0);
+      const sigma = gain * this.stiffInverseInertia[i];
+      if (!(sigma > 1)) continue;
+      const change = left * Math.abs(chosen[i].coordinateAlong?.(da) ?? 0);
+      const floor = SERVO_ROUNDING * ((chosen[i].lawScale?.() ?? 0) / gain + amax);
+      if (change > target / sigma + floor) return false;
+    }
+    return true;
   }
 
   /**
@@ -2022,6 +2093,8 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
     // after a chord correction whose rate does not promise convergence soon
     let refactor = true;
     let dPrevious = -1;
+    // the previous correction's θ (−1: none), for servoLawsSettled's rate
+    let thetaPrevious = -1;
     // whether the previous correction was made with a fresh factorization
     let previousFresh = false;
     // ‖Δa‖∞ of the last fresh correction (−1: none yet)
@@ -2039,7 +2112,7 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
     // (c.stiffTermsOnDemand: generalized-alpha; the other schemes take it in every solve)
     this.stiffFull = c.stiffWeight !== 0 && !c.stiffTermsOnDemand;
     const onDemand =
-      c.stiffWeight !== 0 && c.stiffTermsOnDemand && c.cx > 0 && this.constraints !== null;
+      c.stiffForces.length !== 0 && c.stiffTermsOnDemand && c.cx > 0 && this.constraints !== null;
     let previousSlow = false;
     let previousLate = false;
     // the oversolving safeguard's bound λ_min(W) ≥ λ_M (see the comment above), or 0
@@ -2158,19 +2231,29 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
       // generalized-alpha's k_d > 0 servos 4.6e-5 after 5.2 was accepted against 6e-10, the
       // next 1.7e-7. The examples' first ratios accept corrections within 120 targets
       const trusted = rated || dmax <= NOISE_FACTOR * target;
+      // the servos chosen for Newton alone: their own test, on what the rate θ leaves of
+      // their coordinate where it is known, as the test on dmax (servoLawsSettled)
+      const slowest = Math.max(theta, thetaPrevious);
+      const left = thetaPrevious >= 0 && theta >= 0 && slowest < 1 ? slowest / (1 - slowest) : 1;
+      const settled = c.stiffWeight !== 0 || this.servoLawsSettled(c, da, target, left);
       if (
-        dmax <= target ||
-        (affine &&
-          (this.iteration.lastRelativeResidual === 0 ||
-            (test.active && test.bounds(this.iteration.lastRelativeResidual * rk, target)))) ||
-        ((chord || (search && stepError > 0 && previousFull)) &&
-          previousContracted &&
-          trusted &&
-          theta >= 0 &&
-          theta < 1 &&
-          (theta / (1 - theta)) * dmax <= target) ||
-        explicitStep ||
-        (chord && fresh && dPrevious > 0 && dmax > 0.5 * dPrevious && dmax <= NOISE_FACTOR * target)
+        settled &&
+        (dmax <= target ||
+          (affine &&
+            (this.iteration.lastRelativeResidual === 0 ||
+              (test.active && test.bounds(this.iteration.lastRelativeResidual * rk, target)))) ||
+          ((chord || (search && stepError > 0 && previousFull)) &&
+            previousContracted &&
+            trusted &&
+            theta >= 0 &&
+            theta < 1 &&
+            (theta / (1 - theta)) * dmax <= target) ||
+          explicitStep ||
+          (chord &&
+            fresh &&
+            dPrevious > 0 &&
+            dmax > 0.5 * dPrevious &&
+            dmax <= NOISE_FACTOR * target))
       ) {
         for (let i = 0; i < n; i++) a[i] += da[i];
         this.newtonConverged = true;
@@ -2199,6 +2282,10 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
         const full: boolean =
           onDemand &&
           !this.stiffFull &&
+          // (servos chosen for Newton alone, ε = 0: near the solution only, TURN_SWITCH; from
+          // farther out it threw the end-hinged rod's iterates off, servoLawsSettled's
+          // k_v = 1e6 failing its first step at ρ∞ = 0.9 and 0.5 even at h/16)
+          (c.stiffWeight !== 0 || dmax * c.cx < TURN_SWITCH) &&
           ((slow && previousSlow) ||
             (late && (previousLate || (previousFresh && fresh))) ||
             (fresh && dFresh > 0 && dmax >= dFresh));
@@ -2210,6 +2297,7 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
           refactor = true;
           chordOn = chord;
           dPrevious = -1;
+          thetaPrevious = -1;
           rated = false;
           dFresh = -1;
           previousFresh = false;
@@ -2250,6 +2338,7 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
         previousContracted = theta < 1;
         rated ||= theta >= 0;
         dPrevious = dmax;
+        thetaPrevious = theta;
         continue;
       }
       rNorm = rk;

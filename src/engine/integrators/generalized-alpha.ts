@@ -616,7 +616,8 @@ export class GeneralizedAlphaIntegrator implements Integrator, HalvingStep, Swit
     // at ρ∞ = 1 (a_n = A_n = M⁻¹ f_n, the weight ½ on both ends) the servos the step does
     // not resolve with the weight 1 in v_{t+h} − v_t: ε = 1 on their change over the step
     // (AccelerationStepper.holdStiffForces), taken out of the memory again below; ρ∞ < 1
-    // damps them by its own spectral radius
+    // damps them by its own spectral radius (chosen there for Newton's fuller matrix and
+    // servo test alone, with the weight 0)
     s.holdStiffForces(t, h, c, alphaM === alphaF ? (1 - this.forceWeight) / this.forceWeight : 0);
     // in the step's halvings and pieces, the whole step's lead where none resolves them
     s.keepStepLead(h);
