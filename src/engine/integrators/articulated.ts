@@ -30,10 +30,11 @@
  * costs six evaluations of the forces and the articulated-body algorithm; its
  * accelerations also start the next step (IntegratorMemory.acceleration) unless the state
  * or the forces were changed in between, or a motor drives a joint (then a step costs one
- * evaluation more). A conservative model's step (no force doing work beyond its potential,
- * no motor, no compliant contact) ends with its start's energy T + V, its velocities
- * projected onto it (`keepEnergy`): the pair's energy errors, each within the tolerance,
- * otherwise add up with the time (the whip example +0.13 J by 600 s).
+ * evaluation more). A step of a model under gravity, springs and dampers alone (no motor,
+ * actuator, limit, load or compliant contact) ends with each piece's energy balance, its
+ * start's T + V less its dampers' work over the step, its velocities projected onto it
+ * (`keepEnergy`, articulated-energy.ts): the pair's energy errors, each within the
+ * tolerance, otherwise add up with the time (the whip example +0.13 J by 600 s).
  *
  * Explicit: a stiff force (a stiff spring, a compliant joint limit or contact, a stiff
  * servo) makes the sub-steps as short as its period, and a step that needs more than
@@ -75,10 +76,10 @@ import type { ConstraintSet } from "../constraints/constraint-set";
 import type { JointCoordinate } from "../constraints/joint-coordinate";
 import { type ArticulatedTree, SlotKind } from "../dynamics/articulated-body";
 import type { DynamicStructureEffector } from "../dynamics/stepper";
-import { potentialEnergy } from "../forces/energy";
 import { invertSmall } from "../math/small-dense";
 import { kineticEnergy } from "../model/body-system";
 import type { AccelerationStepper } from "./acceleration-step";
+import { EnergyGroups } from "./articulated-energy";
 import { hingeSlots, ImplicitServos } from "./articulated-servos";
 import type { Integrator, IntegratorMemory, ProjectionOrder, StepStats } from "./integrator";
 
@@ -160,8 +161,7 @@ const MAX_ATTEMPTS = 2000;
  */
 const STABLE_STEP = 3;
 /**
- * A conservative model's step whose energy defect is too large to take back by its
- * velocities (`keepEnergy`) is taken again from its start with its tolerance times
+ * A step whose energy defect (`keepEnergy`) is too large to take back by its velocities (`keepEnergy`) is taken again from its start with its tolerance times
  * ENERGY_RETRY_TOLERANCE, up to ENERGY_RETRIES times (then kept as it is, its energy
  * error in energy.error): over 60 s, 6 of the whip example's 14 400 steps and 8 of the
  * 20-link hinged chain's 12 000 (articulated-energy.test.ts), the evaluations a step
@@ -350,11 +350,23 @@ export class ArticulatedIntegrator implements Integrator {
    */
   private readonly carries: boolean;
   /**
-   * Whether the model is conservative in the tree's coordinates, so that a step keeps its
-   * start's energy T + V (`keepEnergy`): no force doing work beyond its potential (power
-   * null), no motor (a prescribed rate's work), no compliant contact, one connected part.
+   * The groups whose energy balance a step keeps (`keepEnergy`; articulated-energy.ts), or
+   * null where the model's balance involves work from outside: a motor (a prescribed
+   * rate's work), compliant contact, a force other than gravity, springs and dampers.
    */
-  private readonly conservative: boolean;
+  private readonly groups: EnergyGroups | null;
+  /** Per group: T + V at the step's start (J), and T, V at its end (keepEnergy). */
+  private readonly energyStart: Float64Array;
+  private readonly kineticEnd: Float64Array;
+  private readonly potentialEnd: Float64Array;
+  /** Per group: the scale keepEnergy puts on its velocities. */
+  private readonly groupScale: Float64Array;
+  /**
+   * Per group: its damping power at each stage of the running sub-step (W, stage k at
+   * k · count + g), and the work its accepted sub-steps integrated over the step (J).
+   */
+  private readonly groupPower: Float64Array;
+  private readonly groupWork: Float64Array;
   /** The lightest mass (kg) of the tree's bodies (keepEnergy's bound). */
   private readonly lightest: number;
   /**
@@ -441,13 +453,17 @@ export class ArticulatedIntegrator implements Integrator {
     // detects change the forces at its start: both are evaluated afresh
     this.carries =
       this.drivenSlots.length === 0 && contact === null && tree.uSize <= memory.acceleration.length;
-    // one part only (a single root slot): T + V is kept by each part apart, and one scale
-    // for all would move a part's error into the others (a projectile beside a double
-    // pendulum, exact for the pair's steps, went 5.7e-12 m off in 1 s)
-    let roots = 0;
-    for (let i = 0; i < tree.numSlots; i++) if (tree.parent[i] < 0) roots++;
-    this.conservative =
-      power === null && this.drivenSlots.length === 0 && contact === null && roots === 1;
+    this.groups =
+      this.drivenSlots.length === 0 && contact === null
+        ? EnergyGroups.of(tree, stepper.effectors)
+        : null;
+    const count = this.groups?.count ?? 0;
+    this.energyStart = new Float64Array(count);
+    this.kineticEnd = new Float64Array(count);
+    this.potentialEnd = new Float64Array(count);
+    this.groupScale = new Float64Array(count);
+    this.groupPower = new Float64Array(this.groups?.damps ? 7 * count : 0);
+    this.groupWork = new Float64Array(count);
     let lightest = Number.POSITIVE_INFINITY;
     for (let i = 0; i < tree.numSlots; i++)
       lightest = Math.min(lightest, tree.sys.mass[tree.body[i]]);
@@ -543,6 +559,7 @@ export class ArticulatedIntegrator implements Integrator {
       const carried = this.memory.acceleration;
       for (let i = 0; i < tree.uSize; i++) ku[0][i] = carried[i];
       if (this.balance) this.stagePower[0] = this.power === null ? 0 : this.power(t);
+      if (this.groupPower.length > 0) (this.groups as EnergyGroups).power(t, this.groupPower, 0);
     } else {
       // at a start (`started` false: t = 0, a reset, a state written from outside) the
       // velocities that violate the joints or motors are projected onto them in the mass
@@ -559,12 +576,17 @@ export class ArticulatedIntegrator implements Integrator {
       this.evaluate(y, u, 0);
       work = before - kineticEnergy(tree.sys);
     }
-    // T + V at the step's start, which a conservative model's step ends with (keepEnergy)
+    // each group's T + V at the step's start, which its step ends with less its dampers'
+    // work (keepEnergy)
     const tol = this.params.stepTolerance;
-    const keep = this.conservative && tol !== null;
-    const energyStart = keep
-      ? kineticEnergy(tree.sys) + potentialEnergy(this.stepper.effectors)
-      : 0;
+    const groups = this.groups;
+    const keep = groups !== null && tol !== null;
+    if (keep) {
+      const { energyStart, potentialEnd } = this;
+      groups.kinetic(energyStart);
+      groups.potential(potentialEnd);
+      for (let g = 0; g < groups.count; g++) energyStart[g] += potentialEnd[g];
+    }
     // Φ at the step's start (the stored functions' change is booked whole, at the end)
     const storedStart = this.stored === null ? 0 : this.stored(t);
     // the servos' share of it, which a step with them implicit books as their impulses'
@@ -595,11 +617,7 @@ export class ArticulatedIntegrator implements Integrator {
     }
     if (keep) {
       let tighter = tol;
-      for (
-        let k = 0;
-        !this.keepEnergy(energyStart, h, accepted, tighter) && k < ENERGY_RETRIES;
-        k++
-      ) {
+      for (let k = 0; !this.keepEnergy(h, accepted, tighter) && k < ENERGY_RETRIES; k++) {
         tighter *= ENERGY_RETRY_TOLERANCE;
         this.y.set(this.yStart);
         this.u.set(this.uStart);
@@ -654,13 +672,19 @@ export class ArticulatedIntegrator implements Integrator {
   }
 
   /**
-   * A conservative model's step ends with its start's energy (`conservative`): the
-   * velocities at the step's end are scaled by s = √((E_start − V_end)/T_end), so that
-   * T_end + V_end = E_start. At the end's configuration the scaling is the projection onto
-   * that energy surface nearest in the mass metric (min (u' − u)ᵀ M (u' − u) subject to
-   * ½ u'ᵀ M u' = E_start − V: M (u' − u) = μ M u', u' ∥ u), the standard projection
-   * method of Hairer, Lubich & Wanner ("Geometric Numerical Integration", §IV.4) applied to
-   * the one first integral a tree under gravity keeps. Why: the Runge–Kutta pair is
+   * A step ends with each group's energy balance (`groups`, articulated-energy.ts: the
+   * pieces joined by joints or springs): the velocities of group g at the step's end are
+   * scaled by s_g = √((E_g − V_g,end)/T_g,end), so that T_g,end + V_g,end = E_g, where
+   * E_g = T_g + V_g at the step's start less W_g, the work its dampers took out over the
+   * step (their power P_g integrated by the accepted sub-steps' fifth-order weights at
+   * their stages, hh Σ b_k P_g(Y_k): the same Runge–Kutta step applied to Ẇ_g = P_g, so
+   * that E_g(y) + W_g is the first integral of the augmented system, kept as any other).
+   * At the end's configuration the scaling is the projection onto that energy surface
+   * nearest in the mass metric (min (u' − u)ᵀ M (u' − u) subject to ½ u'ᵀ M u' =
+   * E_g − V_g: M (u' − u) = μ M u', u' ∥ u), the standard projection method of Hairer,
+   * Lubich & Wanner ("Geometric Numerical Integration", §IV.4); the groups' surfaces are
+   * independent (their velocities are disjoint in u), so the nearest point onto all of
+   * them is each group's own scaling. Why: the Runge–Kutta pair is
    * neither symplectic nor symmetric, and its sub-steps' energy errors, each within the
    * tolerance, have a sign that persists: they add up in proportion to the time (the
    * 20-link hinged chain of 5 cm links at 5 ms, +3.7e-4 J/s, +0.22 J by 600 s; the whip
@@ -668,66 +692,98 @@ export class ArticulatedIntegrator implements Integrator {
    * times the sub-steps). Projected, both stay within 2e-13 J over 150 s at the same
    * evaluations a step (test/engine/integrators/long-run/articulated-energy.test.ts);
    * over 600 s 1.9e-4 J (chain) and 5.7e-5 J (whip): what the steps left as they are
-   * (below) let through, 1100 and 2300 times less than before.
+   * (below) let through, 1100 and 2300 times less than before. Two such chains side by
+   * side: +0.063 and +0.022 J at 150 s, now 4e-13 J each; a 10-link chain with a torsion
+   * spring at each hinge 3.7e-3 J over 150 s, now 5.0e-5 J, and with a damper at each
+   * hinge 8.6e-3 J off its balance by 120 s, now 6.1e-5 J (long-run/
+   * articulated-balance.test.ts; the left steps' share).
    *
    * The scaling is applied only where it changes the velocities by no more than the step
    * erred by its own estimate: the change δu = (s − 1) u, measured as the sub-steps'
    * errors are (tree.largestDisplacement, δu over the step or 5 ms), at most the sum of
    * the accepted sub-steps' estimates (errorSum). Beyond it, or where no scaling reaches
-   * E_start (V_end above it), the step is taken again by the caller at a tighter tolerance
-   * (false) where that tightens it, else left as it is (keepEnergy's last test). A defect
+   * E_g (V_g,end above it), the step is taken again by the caller at a tighter tolerance
+   * (false) where that tightens it, else left as it is, every group (keepEnergy's last
+   * test; the groups' changes measured at once, as one δu). A defect
    * within the energies' rounding (ENERGY_ROUNDING) is left: at rest, scaling by it would
    * follow the rounding of V with the velocities.
    *
    * The carried accelerations (IntegratorMemory.acceleration, first same as last) stay
    * those of the unscaled velocities: they differ by (s² − 1) times the velocities'
-   * quadratic terms, a first stage off by what the step's own error left, and the next
+   * quadratic terms and (s − 1) times the dampers' forces, a first stage off by what the step's own error left, and the next
    * step's is projected in turn (evaluated afresh instead, a step would cost one
    * evaluation more).
    */
-  private keepEnergy(target: number, h: number, accepted: number, tol: number): boolean {
-    const { tree, u, du } = this;
+  private keepEnergy(h: number, accepted: number, tol: number): boolean {
+    const { tree, u, du, energyStart, kineticEnd, potentialEnd, groupWork } = this;
+    const groups = this.groups as EnergyGroups;
+    const scale = this.groupScale;
     const sys = tree.sys;
-    const kinetic = kineticEnergy(sys);
-    const potential = potentialEnergy(this.stepper.effectors);
-    const left = target - potential;
-    if (
-      Math.abs(left - kinetic) <=
-      ENERGY_ROUNDING * (Math.abs(target) + Math.abs(potential) + kinetic)
-    )
-      return true;
-    // (at rest there is nothing to scale)
-    if (!(kinetic > 0)) return true;
+    groups.kinetic(kineticEnd);
+    groups.potential(potentialEnd);
     // the change's size as the error control measures it (m), against the step's own
     // estimated error and its tolerance
     const estimate = this.errorSum;
     const allowed = accepted * tol;
-    // V above E_start (a position error at a turning point): no scaling reaches it, the
-    // nearest being to rest (s = 0), whose size decides between a retry and leaving it
-    const s = left > 0 ? Math.sqrt(left / kinetic) : 0;
     const horizon = Math.max(h, VELOCITY_ERROR_HORIZON);
-    // a body's √(δx² + δθᵀIδθ/m) is at most √(2 (s − 1)² T / m) over the horizon (its
-    // share of the change's kinetic energy at most the whole): where that bound is within
-    // the estimate, the pass over the tree is spared (S2-100: the projection 68 → 27 µs a
-    // step against 1.7 ms of its evaluations, both timed under a load of 24 on 2 cores)
-    let size = horizon * Math.abs(s - 1) * Math.sqrt((2 * kinetic) / this.lightest);
-    if (size > estimate) {
-      // (du: readStiffness's scratch, free after the sub-steps)
-      for (let i = 0; i < u.length; i++) du[i] = (s - 1) * u[i];
+    // some group's change beyond the estimate by its bound below (then measured), or out
+    // of reach; and whether a group is scaled at all
+    let measure = false;
+    let reach = true;
+    let scaled = false;
+    for (let g = 0; g < groups.count; g++) {
+      scale[g] = 1;
+      const kinetic = kineticEnd[g];
+      const potential = potentialEnd[g];
+      // the balance: the start's energy less what the group's dampers took out
+      const target = energyStart[g] - groupWork[g];
+      const left = target - potential;
+      if (
+        Math.abs(left - kinetic) <=
+        ENERGY_ROUNDING * (Math.abs(target) + Math.abs(potential) + kinetic)
+      )
+        continue;
+      // (at rest there is nothing to scale)
+      if (!(kinetic > 0)) continue;
+      // V above the target (a position error at a turning point): no scaling reaches it,
+      // the nearest being to rest (s = 0), whose size decides between a retry and leaving it
+      if (!(left > 0)) reach = false;
+      const s = left > 0 ? Math.sqrt(left / kinetic) : 0;
+      scale[g] = s;
+      scaled = true;
+      // a body's √(δx² + δθᵀIδθ/m) is at most √(2 (s − 1)² T / m) over the horizon (its
+      // share of the change's kinetic energy at most the whole): where that bound is
+      // within the estimate, the pass over the tree is spared (S2-100: the projection 68 →
+      // 27 µs a step against 1.7 ms of its evaluations, both timed under a load of 24 on 2
+      // cores)
+      if (horizon * Math.abs(s - 1) * Math.sqrt((2 * kinetic) / this.lightest) > estimate)
+        measure = true;
+    }
+    if (!scaled) return true;
+    let size = 0;
+    if (measure) {
+      // (du: readStiffness's scratch, free after the sub-steps; the groups' changes at
+      // once, the largest body's the largest group's)
+      const uGroup = groups.uGroup;
+      for (let i = 0; i < u.length; i++) du[i] = (scale[uGroup[i]] - 1) * u[i];
       size = tree.largestDisplacement(this.y, this.zeros, du, horizon);
     }
     // beyond the step's estimate (or out of reach): taken again at a tighter tolerance
     // where that tightens the step, its estimate above the tighter tolerance (a crack of
     // the whip or a fast swing of the chain its sub-steps barely resolve); else left as it
-    // is (a resolved swing's turning point, where the positions' error, ~1e-13 m, would
-    // be put into the small velocities: the compound pendulum of articulated.test.ts with
-    // the change allowed up to the tolerance ran 2.8e-9 of its period off, 3e-10 unchanged)
-    if (size > estimate || !(left > 0)) return !(estimate > ENERGY_RETRY_TOLERANCE * allowed);
-    for (let i = 0; i < u.length; i++) u[i] *= s;
+    // is, every group (a resolved swing's turning point, where the positions' error, ~1e-13
+    // m, would be put into the small velocities: the compound pendulum of
+    // articulated.test.ts with the change allowed up to the tolerance ran 2.8e-9 of its
+    // period off, 3e-10 unchanged)
+    if (size > estimate || !reach) return !(estimate > ENERGY_RETRY_TOLERANCE * allowed);
+    const uGroup = groups.uGroup;
+    for (let i = 0; i < u.length; i++) u[i] *= scale[uGroup[i]];
     // the bodies' velocities are linear in u (no motor drives a joint): scaled alike
     const { vel, omega } = sys;
+    const slotGroup = groups.slotGroup;
     for (let i = 0; i < tree.numSlots; i++) {
       const b = 3 * tree.body[i];
+      const s = scale[slotGroup[i]];
       for (let d = 0; d < 3; d++) {
         vel[b + d] *= s;
         omega[b + d] *= s;
@@ -761,6 +817,7 @@ export class ArticulatedIntegrator implements Integrator {
     let rejected = false;
     let worst = 0;
     let errors = 0;
+    this.groupWork.fill(0);
     // the velocities' error weighed over the step, h, or the default step when h is
     // shorter: see the file comment and VELOCITY_ERROR_HORIZON
     const horizon = Math.max(h, VELOCITY_ERROR_HORIZON);
@@ -876,6 +933,18 @@ export class ArticulatedIntegrator implements Integrator {
           if (implicit && this.power !== null)
             work -= (this.servos as ImplicitServos).substepWork(u);
           P[0] = P[6];
+        }
+        // each group's damping work, by the same weights (the groups are only kept on
+        // explicit steps: a servo is not a force they take)
+        const Pg = this.groupPower;
+        if (Pg.length > 0) {
+          const n = this.groupWork.length;
+          for (let g = 0; g < n; g++) {
+            let w = 0;
+            for (let k = 0; k < 7; k++) w += RK_POWER_WEIGHTS[k] * Pg[k * n + g];
+            this.groupWork[g] += hh * w;
+            Pg[g] = Pg[6 * n + g];
+          }
         }
         if (implicit && tol !== null) servos.acceptSubstep();
         done += hh;
@@ -1193,6 +1262,11 @@ export class ArticulatedIntegrator implements Integrator {
       // (the implicit servos' share booked apart, ImplicitServos.substepWork)
       if (this.splitting && this.power !== null) p -= (this.servos as ImplicitServos).power(t);
       this.stagePower[k] = p;
+    }
+    // each group's damping power, for its energy balance (keepEnergy)
+    if (this.groupPower.length > 0) {
+      const groups = this.groups as EnergyGroups;
+      groups.power(t, this.groupPower, k * groups.count);
     }
   }
 

@@ -308,22 +308,34 @@ export function oscillatorModel(stiffness: number, x0: number, solver: Solver) {
 // Hinged chain: n links of length L and mass m (thin rods, axial moment 1e-4 of the
 // transverse one) hinged end to end about y, the first to the ground at the origin,
 // straight out along +x at rest: the chain falls from horizontal. Its centre of mass falls
-// at most L n/2, so m n g L n/2 bounds the kinetic energy it can reach (J).
-export function hingedChainModel(n: number, L: number, m: number, solver: Solver) {
+// at most L n/2, so m n g L n/2 bounds the kinetic energy it can reach (J). `at`: its
+// pivot at (0, y, 0) instead, its ids prefixed (links `${prefix}l${i}`, joints
+// `${prefix}j${i}`), for several chains in one model.
+export function hingedChainModel(
+  n: number,
+  L: number,
+  m: number,
+  solver: Solver,
+  at: { prefix: string; y: number } = { prefix: "", y: 0 },
+) {
+  const { prefix, y } = at;
   const q = [Math.SQRT1_2, 0, Math.SQRT1_2, 0]; // the link's z axis along world +x
   const inertia = [(m * L * L) / 12, (m * L * L) / 12, 1e-4 * m * L * L];
   const bodies = Array.from({ length: n }, (_, i) => ({
-    id: `l${i}`,
+    id: `${prefix}l${i}`,
     mass: m,
-    position: [(i + 0.5) * L, 0, 0],
+    position: [(i + 0.5) * L, y, 0],
     orientation: q,
     inertia,
   }));
   const joints = bodies.map((_, i) => ({
-    id: `j${i}`,
+    id: `${prefix}j${i}`,
     type: "revolute",
-    a: i === 0 ? { body: "ground", point: [0, 0, 0] } : { body: `l${i - 1}`, point: [0, 0, L / 2] },
-    b: { body: `l${i}`, point: [0, 0, -L / 2] },
+    a:
+      i === 0
+        ? { body: "ground", point: [0, y, 0] }
+        : { body: `${prefix}l${i - 1}`, point: [0, 0, L / 2] },
+    b: { body: `${prefix}l${i}`, point: [0, 0, -L / 2] },
     axis: [0, 1, 0],
   }));
   return { gravity: [0, 0, -G], bodies, joints, solver };
