@@ -42,7 +42,7 @@ import type { JointCoordinate } from "../constraints/joint-coordinate";
 import type { PointForceEffector } from "../forces/point-force";
 import { mat3MulVec } from "../math/mat3";
 import { quatNormalize } from "../math/quat";
-import { cross3 } from "../math/vec3";
+import { cross3, sameValues } from "../math/vec3";
 import { BodyKind, type BodySystem } from "../model/body-system";
 import { magnitudeBound } from "../model/time-function";
 import type { JointStates } from "./joint-state";
@@ -131,6 +131,8 @@ export interface InputTargets {
   /** The joints whose model gives limits, by id; `joints` all the model's joint ids. */
   limits: ReadonlyMap<string, JointBounds>;
   joints: ReadonlySet<string>;
+  /** The time (s) of the step boundary the inputs act at. */
+  time: () => number;
   /** The step h (s, solver.dt): what an effort set at a boundary acts over before the next. */
   dt: () => number;
   /** The model's command (effort or target) of each actuator, by id (a `gains` input's check). */
@@ -141,7 +143,8 @@ export interface InputTargets {
   effectorsChanged: () => void;
   /**
    * Energy (J) an input put into the model at the boundary without moving it (a spring
-   * limit's bound moved: the change of its ½ k δ²), booked as work done by the input
+   * limit's bound moved: the change of its ½ k δ²; a load input taking a model's constant
+   * world force's potential −f·x away, or a reset putting it back), booked as work done by the input
    * (StepMonitor.addInputWork: energy.dissipated lowered by it, energy.error unchanged).
    */
   inputWork: (work: number) => void;
@@ -644,7 +647,7 @@ function inPlace(
   b: number,
 ): boolean {
   const same = (v: readonly number[] | undefined, held: Float64Array, o: number) =>
-    v === undefined || v.every((x, k) => x === held[o + k]);
+    v === undefined || sameValues(v, held, o);
   return (
     same(input.position, sys.pos, 3 * b) &&
     same(input.orientation, sys.quat, 4 * b) &&
@@ -665,7 +668,8 @@ const IMPULSE_SCRATCH = new Float64Array(3);
  *             bound moved where the joint is past it: the forces the integrator carries from
  *             the last step and the step's work at its start)
  *   "none"    nothing the dynamics read (a zero impulse; a bodyState or jointState of the
- *             values in place; gains equal to those in effect; bounds moved where the joint is inside both the old and the new ones):
+ *             values in place; a command, load or gains equal to those in effect; bounds
+ *             moved where the joint is inside both the old and the new ones):
  *             the run goes on as without it, bit for bit, its energy balance too.
  */
 export type InputEffect = "state" | "forces" | "none";
@@ -674,11 +678,14 @@ export type InputEffect = "state" | "forces" | "none";
 export function applyInput(input: InputSpec, t: InputTargets): InputEffect {
   const sys = t.system;
   switch (input.type) {
-    case "actuator": {
-      const a = t.actuators.get(input.id);
-      if (a) a.override = input.value;
-      return "forces";
-    }
+    case "actuator":
+      // the command in effect given again (the override, the model's constant, the State's
+      // actuators[].command written back): the law reads the same numbers, nothing to re-take
+      // (until 2026-12-08 "forces": the step's work re-taken and the integrators' carried
+      // forces restarted, generalized-alpha's motion changed)
+      return (t.actuators.get(input.id) as JointActuator).setCommand(input.value)
+        ? "forces"
+        : "none";
     case "gains": {
       const a = t.actuators.get(input.id) as JointActuator;
       const was = a.gains;
@@ -689,11 +696,21 @@ export function applyInput(input: InputSpec, t: InputTargets): InputEffect {
       // step's work re-evaluated, articulated's energy.error 6e-18 J off the run without it)
       return now.kp === was.kp && now.kd === was.kd && now.limit === was.limit ? "none" : "forces";
     }
-    case "load":
-      t.loads
-        .get(input.id)
-        ?.setLoad(input.reset ? null : { force: input.force, torque: input.torque });
+    case "load": {
+      const load = t.loads.get(input.id) as PointForceEffector;
+      // a model's constant world force is a potential, −f·x (point-force.ts), which a load
+      // set at run time is not, and the other way round at a reset: the change of the
+      // potential at the boundary is the input's work, booked as a limit's (until 2026-12-08
+      // it went to energy.error: a 0.4 N load at 1 m from the pin set to its own value read
+      // −9.9e-2 J there)
+      const before = load.potentialEnergy();
+      const given = input.reset ? null : { force: input.force, torque: input.torque };
+      if (load.inEffect(given)) return "none";
+      load.setLoad(given, t.time());
+      const work = load.potentialEnergy() - before;
+      if (work !== 0) t.inputWork(work);
       return "forces";
+    }
     case "limits": {
       const bounds = t.limits.get(input.id) as JointBounds;
       // a start for the joint where the moved bounds reach it (JointBounds.reaches: onto a
