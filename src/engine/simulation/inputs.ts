@@ -43,7 +43,7 @@ import type { PointForceEffector } from "../forces/point-force";
 import { mat3MulVec } from "../math/mat3";
 import { quatNormalize } from "../math/quat";
 import { cross3, sameValues } from "../math/vec3";
-import { BodyKind, type BodySystem } from "../model/body-system";
+import { BodyKind, type BodySystem, updateBodyDerived } from "../model/body-system";
 import { magnitudeBound } from "../model/time-function";
 import type { JointStates } from "./joint-state";
 
@@ -739,6 +739,15 @@ export function applyInput(input: InputSpec, t: InputTargets): InputEffect {
       if (input.orientation) {
         sys.quat.set(input.orientation, 4 * b);
         quatNormalize(sys.quat, 4 * b);
+      }
+      if (input.position || input.orientation) {
+        // the pose's derived values (rotation, world inertia) and versions at once: the
+        // inputs after it at this boundary read them (a jointState's coordinates cached
+        // under poseVersion read the pose before it until 2026-12-08, an impulse's
+        // Δω = I_w⁻¹ (r × J) the old orientation)
+        sys.stateVersion++;
+        sys.poseVersion++;
+        updateBodyDerived(sys, b);
       }
       if (input.velocity) sys.vel.set(input.velocity, 3 * b);
       if (input.angularVelocity) sys.omega.set(input.angularVelocity, 3 * b);
