@@ -165,6 +165,41 @@ export const BLOW_UP_POSITION = 1e8;
 export const BLOW_UP_VELOCITY = 1e8;
 
 /**
+ * A servo gain (k_p N·m/rad or N/m, k_d or k_v N·m·s/rad or N·s/m) beyond this overflows
+ * float64 in the law's own numbers at states a run accepts: with |q − q*| and |q̇ − q̇*| up
+ * to 2e8 (both ends within BLOW_UP_POSITION and BLOW_UP_VELOCITY) and |q̇| up to 1e8, the
+ * effort's power τ q̇ (W), which the energy balance books, and the potential ½ k_p e² (J)
+ * reach 2e16 k: MAX_VALUE/2e16 = 9.0e291. Nothing physical bounds a gain (k_d → ∞ is a
+ * brake: at 1e300 backward-euler, symplectic-euler and articulated hold the rod at
+ * q̇ = 4e-300 rad/s), but past this the State's energies read null while the run goes on
+ * (articulated at k_d 1e300, the rod written at 1e7 rad/s: its power 1e314 W; at 1e291
+ * dissipated read the ½ I q̇² = 1.7e13 J it took). The diverged-state tests' deliberately
+ * failing servos (k_p, k_d up to 1e30) are far inside it.
+ */
+export const MAX_GAIN = Number.MAX_VALUE / (2 * BLOW_UP_POSITION * BLOW_UP_VELOCITY);
+
+/**
+ * The gains given (key, value: an input's kp, kd, kv or a model's) beyond MAX_GAIN, at
+ * path [key], naming the actuator and its joint.
+ */
+function gainBounds(
+  given: readonly [string, number | undefined][],
+  actuator: string,
+  joint: string,
+): InputIssue[] {
+  return given.flatMap(([key, v]) =>
+    v !== undefined && v > MAX_GAIN
+      ? [
+          {
+            path: [key],
+            message: `actuator "${actuator}" on joint "${joint}": ${key} ${v} beyond ${MAX_GAIN.toPrecision(2)}, where its effort's power and potential at rates and errors within the blow-up bounds (2e8 × 1e8) overflow float64 (the energies would read null)`,
+          },
+        ]
+      : [],
+  );
+}
+
+/**
  * The paths of a vector's components (or of a scalar: path [key]) beyond `bound` in
  * magnitude, with `what` they are.
  */
@@ -329,6 +364,13 @@ export function gainsFit(input: GainsInput, a: JointActuator): InputIssue[] {
         path: [key],
         message: `actuator "${a.id}" is ${what}: it has no ${key} (${own.length > 0 ? `its gains: ${own.join(", ")}, ` : ""}effortLimit)`,
       });
+  issues.push(
+    ...gainBounds(
+      (["kp", "kd", "kv"] as const).map((k) => [k, input[k]]),
+      a.id,
+      a.coordinate.joint,
+    ),
+  );
   if (
     !input.reset &&
     issues.length === 0 &&
@@ -402,6 +444,17 @@ export function checkModelCommands(model: ModelSpec, t: InputTargets): InputIssu
   const h = t.dt();
   const issues: InputIssue[] = [];
   model.actuators.forEach((a, i) => {
+    const gains: [string, number | undefined][] =
+      a.type === "position"
+        ? [
+            ["kp", a.kp],
+            ["kd", a.kd],
+          ]
+        : a.type === "velocity"
+          ? [["kv", a.kv]]
+          : [];
+    for (const issue of gainBounds(gains, a.id, a.joint))
+      issues.push({ path: ["actuators", i, ...issue.path], message: issue.message });
     const [key, f] = a.type === "torque" ? ["effort", a.effort] : ["target", a.target];
     const input = { type: "actuator" as const, id: a.id, value: magnitudeBound(f, h) };
     for (const issue of checkInput(input, t))
