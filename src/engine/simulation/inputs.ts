@@ -754,8 +754,8 @@ export function applyInput(input: InputSpec, t: InputTargets): InputEffect {
       // a model's constant world force is a potential, −f·x (point-force.ts), which a load
       // set at run time is not, and the other way round at a reset: the change of the
       // potential at the boundary is the input's work, booked as a limit's (until 2026-12-08
-      // it went to energy.error: a 0.4 N load at 1 m from the pin set to its own value read
-      // −9.9e-2 J there)
+      // it went to energy.error: 0.17 J on a servo rod whose 0.5 N end load was set to 1 N,
+      // 0.19 J when set to its own value, now "none")
       const before = load.potentialEnergy();
       const given = input.reset ? null : { force: input.force, torque: input.torque };
       if (load.inEffect(given)) return "none";
