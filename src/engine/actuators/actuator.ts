@@ -201,6 +201,26 @@ export class JointActuator implements ForceEffector {
     return had !== this.hasJacobians;
   }
 
+  /**
+   * Sets the run-time command (an `actuator` input; null: the model's function again).
+   * Returns whether the law reads another command from now on: not when one constant holds
+   * before and after (the run-time command in effect given again, the model's constant
+   * command given as a value, or dropped for it), nor when the model's function stays; then
+   * the caller re-takes nothing (inputs.ts, "none"). A time function's value at the
+   * boundary given as a value is a change: it holds from then on, its rate 0.
+   */
+  setCommand(value: number | null): boolean {
+    const before = this.heldCommand();
+    const model = this.override === null && value === null;
+    this.override = value;
+    return !model && (before === null || this.heldCommand() !== before);
+  }
+
+  /** The command while it is constant in time (run-time, or the model's constant), else null. */
+  private heldCommand(): number | null {
+    return this.override ?? (this.command.constant ? this.command.value(0) : null);
+  }
+
   /** The command at t: the run-time value when one is set, else the model's function. */
   commandAt(t: number): number {
     return this.override ?? this.command.value(t);

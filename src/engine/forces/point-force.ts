@@ -26,6 +26,7 @@
  */
 import type { TimeFunctionSpec } from "../../../schemas/model";
 import type { SparseBlockMatrix } from "../math/block-matrix";
+import { sameValues } from "../math/vec3";
 import type { BodySystem } from "../model/body-system";
 import { type CompiledTimeFunction, compileTimeFunction } from "../model/time-function";
 import { MatrixType, type MatrixTypeFlags } from "../solvers/linear/linear-solver";
@@ -99,9 +100,36 @@ export class PointForceEffector implements ForceEffector {
     this.evaluate(0);
   }
 
-  /** Sets constant force and torque (in the load's frame) until reset (null: the model's). */
-  setLoad(load: { force: number[]; torque: number[] } | null): void {
+  /**
+   * Sets constant force and torque (in the load's frame) until reset (null: the model's),
+   * f and τ evaluated at once at t (potentialEnergy reads them before the next applyForces).
+   */
+  setLoad(load: { force: number[]; torque: number[] } | null, t: number): void {
     this.override = load;
+    this.evaluate(t);
+  }
+
+  /**
+   * Whether `load` (null: the model's) is the load in effect, which an input then leaves
+   * as it is (inputs.ts, "none"): the run-time load given again, the model's functions
+   * kept, or their values given while every one is constant and no run-time load holds (the
+   * model's then stay, with their potential; a reset to the model's from a run-time load,
+   * even of the same values, puts the potential back: a change of the energy's books).
+   */
+  inEffect(load: { force: number[]; torque: number[] } | null): boolean {
+    const o = this.override;
+    if (load === null) return o === null;
+    return o !== null ? sameLoad(load, o) : this.isModelLoad(load);
+  }
+
+  /** Whether the model's functions are all constant and give `load` (no torque: 0). */
+  private isModelLoad(load: { force: number[]; torque: number[] }): boolean {
+    if (this.timedFunctions) return false;
+    const torque = this.tx && this.ty && this.tz ? [this.tx, this.ty, this.tz] : null;
+    return (
+      sameValues(load.force, [this.fx.value(0), this.fy.value(0), this.fz.value(0)]) &&
+      sameValues(load.torque, torque ? torque.map((f) => f.value(0)) : ZERO3)
+    );
   }
 
   applyForces(t: number): void {
@@ -212,6 +240,14 @@ export class PointForceEffector implements ForceEffector {
 }
 
 const ZERO3 = new Float64Array(3);
+
+/** Whether two run-time loads are the same values. */
+function sameLoad(
+  a: { force: number[]; torque: number[] },
+  b: { force: number[]; torque: number[] },
+): boolean {
+  return sameValues(a.force, b.force) && sameValues(a.torque, b.torque);
+}
 
 /** out (3×3 row-major) = [a]×. */
 function skewInto(out: Float64Array, ax: number, ay: number, az: number): void {

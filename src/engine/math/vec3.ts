@@ -67,3 +67,14 @@ export function copy3(out: Vec, io: number, a: Vec, ia: number): void {
   out[io + 1] = a[ia + 1];
   out[io + 2] = a[ia + 2];
 }
+
+/**
+ * Whether each given value equals the one held at the same place from `offset` on
+ * (held[offset + k] === given[k]; a quaternion's 4 as a vector's 3): an input giving the
+ * values in effect changes nothing (simulation/inputs.ts, "none"). Exact: a value an ulp
+ * off is a change, bit for bit what the dynamics read.
+ */
+export function sameValues(given: ArrayLike<number>, held: ArrayLike<number>, offset = 0): boolean {
+  for (let k = 0; k < given.length; k++) if (given[k] !== held[offset + k]) return false;
+  return true;
+}

@@ -42,8 +42,8 @@ import type { JointCoordinate } from "../constraints/joint-coordinate";
 import type { PointForceEffector } from "../forces/point-force";
 import { mat3MulVec } from "../math/mat3";
 import { quatNormalize } from "../math/quat";
-import { cross3 } from "../math/vec3";
-import { BodyKind, type BodySystem } from "../model/body-system";
+import { cross3, sameValues } from "../math/vec3";
+import { BodyKind, type BodySystem, updateBodyDerived } from "../model/body-system";
 import { magnitudeBound } from "../model/time-function";
 import type { JointStates } from "./joint-state";
 
@@ -131,6 +131,8 @@ export interface InputTargets {
   /** The joints whose model gives limits, by id; `joints` all the model's joint ids. */
   limits: ReadonlyMap<string, JointBounds>;
   joints: ReadonlySet<string>;
+  /** The time (s) of the step boundary the inputs act at. */
+  time: () => number;
   /** The step h (s, solver.dt): what an effort set at a boundary acts over before the next. */
   dt: () => number;
   /** The model's command (effort or target) of each actuator, by id (a `gains` input's check). */
@@ -141,7 +143,8 @@ export interface InputTargets {
   effectorsChanged: () => void;
   /**
    * Energy (J) an input put into the model at the boundary without moving it (a spring
-   * limit's bound moved: the change of its ½ k δ²), booked as work done by the input
+   * limit's bound moved: the change of its ½ k δ²; a load input taking a model's constant
+   * world force's potential −f·x away, or a reset putting it back), booked as work done by the input
    * (StepMonitor.addInputWork: energy.dissipated lowered by it, energy.error unchanged).
    */
   inputWork: (work: number) => void;
@@ -160,6 +163,41 @@ export interface InputIssue {
  */
 export const BLOW_UP_POSITION = 1e8;
 export const BLOW_UP_VELOCITY = 1e8;
+
+/**
+ * A servo gain (k_p N·m/rad or N/m, k_d or k_v N·m·s/rad or N·s/m) beyond this overflows
+ * float64 in the law's own numbers at states a run accepts: with |q − q*| and |q̇ − q̇*| up
+ * to 2e8 (both ends within BLOW_UP_POSITION and BLOW_UP_VELOCITY) and |q̇| up to 1e8, the
+ * effort's power τ q̇ (W), which the energy balance books, and the potential ½ k_p e² (J)
+ * reach 2e16 k: MAX_VALUE/2e16 = 9.0e291. Nothing physical bounds a gain (k_d → ∞ is a
+ * brake: at 1e300 backward-euler, symplectic-euler and articulated hold the rod at
+ * q̇ = 4e-300 rad/s), but past this the State's energies read null while the run goes on
+ * (articulated at k_d 1e300, the rod written at 1e7 rad/s: its power 1e314 W; at 1e291
+ * dissipated read the ½ I q̇² = 1.7e13 J it took). The diverged-state tests' deliberately
+ * failing servos (k_p, k_d up to 1e30) are far inside it.
+ */
+export const MAX_GAIN = Number.MAX_VALUE / (2 * BLOW_UP_POSITION * BLOW_UP_VELOCITY);
+
+/**
+ * The gains given (key, value: an input's kp, kd, kv or a model's) beyond MAX_GAIN, at
+ * path [key], naming the actuator and its joint.
+ */
+function gainBounds(
+  given: readonly [string, number | undefined][],
+  actuator: string,
+  joint: string,
+): InputIssue[] {
+  return given.flatMap(([key, v]) =>
+    v !== undefined && v > MAX_GAIN
+      ? [
+          {
+            path: [key],
+            message: `actuator "${actuator}" on joint "${joint}": ${key} ${v} beyond ${MAX_GAIN.toPrecision(2)}, where its effort's power and potential at rates and errors within the blow-up bounds (2e8 × 1e8) overflow float64 (the energies would read null)`,
+          },
+        ]
+      : [],
+  );
+}
 
 /**
  * The paths of a vector's components (or of a scalar: path [key]) beyond `bound` in
@@ -326,6 +364,13 @@ export function gainsFit(input: GainsInput, a: JointActuator): InputIssue[] {
         path: [key],
         message: `actuator "${a.id}" is ${what}: it has no ${key} (${own.length > 0 ? `its gains: ${own.join(", ")}, ` : ""}effortLimit)`,
       });
+  issues.push(
+    ...gainBounds(
+      (["kp", "kd", "kv"] as const).map((k) => [k, input[k]]),
+      a.id,
+      a.coordinate.joint,
+    ),
+  );
   if (
     !input.reset &&
     issues.length === 0 &&
@@ -399,6 +444,17 @@ export function checkModelCommands(model: ModelSpec, t: InputTargets): InputIssu
   const h = t.dt();
   const issues: InputIssue[] = [];
   model.actuators.forEach((a, i) => {
+    const gains: [string, number | undefined][] =
+      a.type === "position"
+        ? [
+            ["kp", a.kp],
+            ["kd", a.kd],
+          ]
+        : a.type === "velocity"
+          ? [["kv", a.kv]]
+          : [];
+    for (const issue of gainBounds(gains, a.id, a.joint))
+      issues.push({ path: ["actuators", i, ...issue.path], message: issue.message });
     const [key, f] = a.type === "torque" ? ["effort", a.effort] : ["target", a.target];
     const input = { type: "actuator" as const, id: a.id, value: magnitudeBound(f, h) };
     for (const issue of checkInput(input, t))
@@ -644,7 +700,7 @@ function inPlace(
   b: number,
 ): boolean {
   const same = (v: readonly number[] | undefined, held: Float64Array, o: number) =>
-    v === undefined || v.every((x, k) => x === held[o + k]);
+    v === undefined || sameValues(v, held, o);
   return (
     same(input.position, sys.pos, 3 * b) &&
     same(input.orientation, sys.quat, 4 * b) &&
@@ -665,7 +721,8 @@ const IMPULSE_SCRATCH = new Float64Array(3);
  *             bound moved where the joint is past it: the forces the integrator carries from
  *             the last step and the step's work at its start)
  *   "none"    nothing the dynamics read (a zero impulse; a bodyState or jointState of the
- *             values in place; gains equal to those in effect; bounds moved where the joint is inside both the old and the new ones):
+ *             values in place; a command, load or gains equal to those in effect; bounds
+ *             moved where the joint is inside both the old and the new ones):
  *             the run goes on as without it, bit for bit, its energy balance too.
  */
 export type InputEffect = "state" | "forces" | "none";
@@ -674,11 +731,14 @@ export type InputEffect = "state" | "forces" | "none";
 export function applyInput(input: InputSpec, t: InputTargets): InputEffect {
   const sys = t.system;
   switch (input.type) {
-    case "actuator": {
-      const a = t.actuators.get(input.id);
-      if (a) a.override = input.value;
-      return "forces";
-    }
+    case "actuator":
+      // the command in effect given again (the override, the model's constant, the State's
+      // actuators[].command written back): the law reads the same numbers, nothing to re-take
+      // (until 2026-12-08 "forces": the step's work re-taken and the integrators' carried
+      // forces restarted, generalized-alpha's motion changed)
+      return (t.actuators.get(input.id) as JointActuator).setCommand(input.value)
+        ? "forces"
+        : "none";
     case "gains": {
       const a = t.actuators.get(input.id) as JointActuator;
       const was = a.gains;
@@ -689,11 +749,21 @@ export function applyInput(input: InputSpec, t: InputTargets): InputEffect {
       // step's work re-evaluated, articulated's energy.error 6e-18 J off the run without it)
       return now.kp === was.kp && now.kd === was.kd && now.limit === was.limit ? "none" : "forces";
     }
-    case "load":
-      t.loads
-        .get(input.id)
-        ?.setLoad(input.reset ? null : { force: input.force, torque: input.torque });
+    case "load": {
+      const load = t.loads.get(input.id) as PointForceEffector;
+      // a model's constant world force is a potential, −f·x (point-force.ts), which a load
+      // set at run time is not, and the other way round at a reset: the change of the
+      // potential at the boundary is the input's work, booked as a limit's (until 2026-12-08
+      // it went to energy.error: 0.17 J on a servo rod whose 0.5 N end load was set to 1 N,
+      // 0.19 J when set to its own value, now "none")
+      const before = load.potentialEnergy();
+      const given = input.reset ? null : { force: input.force, torque: input.torque };
+      if (load.inEffect(given)) return "none";
+      load.setLoad(given, t.time());
+      const work = load.potentialEnergy() - before;
+      if (work !== 0) t.inputWork(work);
       return "forces";
+    }
     case "limits": {
       const bounds = t.limits.get(input.id) as JointBounds;
       // a start for the joint where the moved bounds reach it (JointBounds.reaches: onto a
@@ -722,6 +792,15 @@ export function applyInput(input: InputSpec, t: InputTargets): InputEffect {
       if (input.orientation) {
         sys.quat.set(input.orientation, 4 * b);
         quatNormalize(sys.quat, 4 * b);
+      }
+      if (input.position || input.orientation) {
+        // the pose's derived values (rotation, world inertia) and versions at once: the
+        // inputs after it at this boundary read them (a jointState's coordinates cached
+        // under poseVersion read the pose before it until 2026-12-08, an impulse's
+        // Δω = I_w⁻¹ (r × J) the old orientation)
+        sys.stateVersion++;
+        sys.poseVersion++;
+        updateBodyDerived(sys, b);
       }
       if (input.velocity) sys.vel.set(input.velocity, 3 * b);
       if (input.angularVelocity) sys.omega.set(input.angularVelocity, 3 * b);

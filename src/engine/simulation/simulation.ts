@@ -414,6 +414,7 @@ export class Simulation {
       loads,
       limits: bounds,
       joints: new Set(this.model.joints.map((j) => j.id)),
+      time: () => this.record.time,
       dt: () => this.solver.dt,
       commands: new Map(
         this.model.actuators.map((a) => [a.id, a.type === "torque" ? a.effort : a.target]),
@@ -991,10 +992,13 @@ export class Simulation {
     this.ontoBounds();
     this.lastH = 0;
     this.integrator.reset();
-    this.monitor.rebase(this.totalEnergy());
+    // the model's commands and loads before the reference is taken: a model's constant world
+    // force is a potential a load set at run time is not (until 2026-12-08 the reference was
+    // taken under the run-time load, energy.error off by the model's −f·x from t = 0 on)
     for (const a of this.targets.actuators.values()) a.override = null;
     this.setGains(new Map());
-    for (const l of this.targets.loads.values()) l.setLoad(null);
+    for (const l of this.targets.loads.values()) l.setLoad(null, 0);
+    this.monitor.rebase(this.totalEnergy());
     for (const q of this.actuation.coordinates.values()) q.resetTurns();
     // the State's efforts are the last step's: none since t = 0, as a new session's (the
     // servo's and limit's of the step before the reset read on at t = 0)
@@ -1600,11 +1604,11 @@ export class Simulation {
     });
     if (issues.length > 0) throw new SnapshotError(issues);
     for (const a of this.targets.actuators.values()) a.override = null;
-    for (const l of this.targets.loads.values()) l.setLoad(null);
+    for (const l of this.targets.loads.values()) l.setLoad(null, state.record.time);
     for (const [id, v] of c.actuators)
       (this.targets.actuators.get(id) as JointActuator).override = v;
     for (const [id, v] of c.loads)
-      this.targets.loads.get(id)?.setLoad({ force: v.force, torque: v.torque });
+      this.targets.loads.get(id)?.setLoad({ force: v.force, torque: v.torque }, state.record.time);
     for (const b of this.targets.limits.values()) b.set(b.modelLower, b.modelUpper);
     for (const [id, lower, upper] of c.limits ?? []) this.targets.limits.get(id)?.set(lower, upper);
     this.setGains(

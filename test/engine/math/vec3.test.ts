@@ -12,6 +12,7 @@ import {
   length2,
   length3,
   norm3,
+  sameValues,
   sub3,
 } from "../../../src/engine/math/vec3";
 import { mulberry32 } from "../../support/random";
@@ -62,5 +63,16 @@ describe("vec3", () => {
     const v = Float64Array.of(1, 1, 1);
     addScaled3(v, 0, v, 0, [1, 2, 3], 0, -2);
     expect(Array.from(v)).toEqual([-1, -3, -5]);
+  });
+
+  it("sameValues: each given value against the held one at its offset, exactly", () => {
+    const held = Float64Array.of(9, 1, 2, 3, 0.1 + 0.2);
+    expect(sameValues([1, 2, 3], held, 1)).toBe(true);
+    expect(sameValues([1, 2], held, 1)).toBe(true);
+    expect(sameValues([1, 2, 4], held, 1)).toBe(false);
+    // an ulp off is a change
+    expect(sameValues([0.3], held, 4)).toBe(false);
+    expect(sameValues([0.1 + 0.2], held, 4)).toBe(true);
+    expect(sameValues([], held)).toBe(true);
   });
 });
