@@ -973,6 +973,35 @@ export function impossibleJoints(
 export const HINGED_ROD_INERTIA: Vec3 = [1e-3, 1 / 12, 1 / 12];
 
 /**
+ * Two sliders along x, s2 following s1 (mimic q₂ = −2 q₁ + 0.01), s1 driven by a position
+ * servo (k_p = 5 N/m, k_d = 0.05 N·s/m) from 0 toward 0.02 m, no gravity: the bodies f1
+ * (0.05 kg) and f2 (0.08 kg), so the pair's inertia along q₁ is 0.05 + 4 · 0.08 = 0.37 kg
+ * (ω_n = 3.7 rad/s, ζ = 0.02); `solver` as given.
+ */
+export function mimicSliders(solver: NonNullable<ModelInput["solver"]>): ModelInput {
+  const slider = (id: string, body: string, y: number) => ({
+    id,
+    type: "prismatic" as const,
+    a: { body: "ground", point: [0, y, 0] as Vec3 },
+    b: { body },
+    axis: [1, 0, 0] as Vec3,
+  });
+  return {
+    gravity: [0, 0, 0],
+    bodies: [
+      { id: "f1", mass: 0.05, position: [0, 0.1, 0], inertia: [1e-5, 1e-5, 1e-5] },
+      { id: "f2", mass: 0.08, position: [0.01, -0.1, 0], inertia: [1e-5, 1e-5, 1e-5] },
+    ],
+    joints: [
+      slider("s1", "f1", 0.1),
+      { ...slider("s2", "f2", -0.1), mimic: { joint: "s1", multiplier: -2, offset: 0.01 } },
+    ],
+    actuators: [{ id: "servo", joint: "s1", type: "position", target: 0.02, kp: 5, kd: 0.05 }],
+    solver,
+  };
+}
+
+/**
  * A double pendulum: two rods r1, r2 (1 kg, 1 m along x, HINGED_ROD_INERTIA) in a row from
  * the origin, straight out along +x at rest, on the revolute joints p1 (ground–r1) and p2
  * (r1–r2) about y; default gravity; `solver` as given.

@@ -30,7 +30,7 @@ import { describe, expect, it } from "vitest";
 import { Input, type InputIn } from "../../../schemas/input";
 import { type ModelInput, SolverSettings } from "../../../schemas/model";
 import { loadModel, type Simulation } from "../../../src/engine/index";
-import { type RodPendulumOptions, rodPendulum } from "../../support/models";
+import { mimicSliders, type RodPendulumOptions, rodPendulum } from "../../support/models";
 
 const M = 1;
 const L = 1;
@@ -80,33 +80,9 @@ function spinningRod(integrator: string) {
   return loadModel(rod(integrator, { type: "velocity", target: 4, kv: 2 }));
 }
 
-/**
- * Two sliders along x, s2 following s1 (mimic q₂ = −2 q₁ + 0.01), s1 driven by a position
- * servo (k_p = 5 N/m, k_d = 0.05 N·s/m) from 0 toward 0.02 m: the bodies 0.05 and 0.08 kg,
- * so the pair's inertia along q₁ is 0.05 + 4 · 0.08 = 0.37 kg (ω_n = 3.7 rad/s, ζ = 0.02).
- */
-function mimicSliders(integrator: string) {
-  const slider = (id: string, body: string, y: number) => ({
-    id,
-    type: "prismatic" as const,
-    a: { body: "ground", point: [0, y, 0] as [number, number, number] },
-    b: { body },
-    axis: [1, 0, 0] as [number, number, number],
-  });
-  return loadModel({
-    gravity: [0, 0, 0],
-    bodies: [
-      { id: "f1", mass: 0.05, position: [0, 0.1, 0], inertia: [1e-5, 1e-5, 1e-5] },
-      { id: "f2", mass: 0.08, position: [0.01, -0.1, 0], inertia: [1e-5, 1e-5, 1e-5] },
-    ],
-    joints: [
-      slider("s1", "f1", 0.1),
-      { ...slider("s2", "f2", -0.1), mimic: { joint: "s1", multiplier: -2, offset: 0.01 } },
-    ],
-    actuators: [{ id: "servo", joint: "s1", type: "position", target: 0.02, kp: 5, kd: 0.05 }],
-    solver: { integrator: integrator as "newmark", dt: H },
-  });
-}
+/** test/support/models.ts mimicSliders, at this file's step H. */
+const sliders = (integrator: string) =>
+  loadModel(mimicSliders({ integrator: integrator as "newmark", dt: H }));
 
 /** The closed-form rate q̇(t) (rad/s) of the damped servo from rest at 0 (file comment). */
 function exactRate(t: number): number {
@@ -251,7 +227,7 @@ describe("inputs that change no state leave the energy balance running", () => {
 
   it("a mimic pair's jointState written back, the follower's or the followed joint's: bit for bit the run without it (the integrators that take mimics)", () => {
     for (const integrator of INTEGRATORS.filter((i) => i !== "articulated")) {
-      const plain = run(integrator, [], undefined, mimicSliders);
+      const plain = run(integrator, [], undefined, sliders);
       const written = run(
         integrator,
         [],
@@ -265,7 +241,7 @@ describe("inputs that change no state leave the energy balance running", () => {
             ]),
           );
         },
-        mimicSliders,
+        sliders,
       );
       expect(firstDifference(plain, written), integrator).toBeNull();
     }

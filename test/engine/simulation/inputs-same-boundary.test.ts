@@ -14,36 +14,10 @@ import { describe, expect, it } from "vitest";
 import { Input, type InputIn } from "../../../schemas/input";
 import { SolverSettings } from "../../../schemas/model";
 import { loadModel } from "../../../src/engine/index";
+import { mimicSliders } from "../../support/models";
 
 const INTEGRATORS = SolverSettings.shape.integrator.unwrap().options;
 const inputs = (list: InputIn[]) => list.map((i) => Input.parse(i));
-
-/**
- * Two sliders along x, s2 following s1 (q₂ = −2 q₁ + 0.01), s1 driven by a position servo
- * (k_p = 5 N/m, k_d = 0.05 N·s/m) toward 0.02 m from rest (as input-balance.test.ts's).
- */
-function mimicSliders(integrator: string) {
-  const slider = (id: string, body: string, y: number) => ({
-    id,
-    type: "prismatic" as const,
-    a: { body: "ground", point: [0, y, 0] as [number, number, number] },
-    b: { body },
-    axis: [1, 0, 0] as [number, number, number],
-  });
-  return loadModel({
-    gravity: [0, 0, 0],
-    bodies: [
-      { id: "f1", mass: 0.05, position: [0, 0.1, 0], inertia: [1e-5, 1e-5, 1e-5] },
-      { id: "f2", mass: 0.08, position: [0.01, -0.1, 0], inertia: [1e-5, 1e-5, 1e-5] },
-    ],
-    joints: [
-      slider("s1", "f1", 0.1),
-      { ...slider("s2", "f2", -0.1), mimic: { joint: "s1", multiplier: -2, offset: 0.01 } },
-    ],
-    actuators: [{ id: "servo", joint: "s1", type: "position", target: 0.02, kp: 5, kd: 0.05 }],
-    solver: { integrator: integrator as "newmark", dt: 2e-3 },
-  });
-}
 
 describe("inputs at one boundary read the state the ones before them left", () => {
   it("a follower put off its mimic relation, then the followed joint written back in place: the relation holds right after (the integrators that take mimics)", () => {
@@ -52,7 +26,7 @@ describe("inputs at one boundary read the state the ones before them left", () =
         ["f2", "s1"],
         ["f1", "s2"],
       ]) {
-        const sim = mimicSliders(integrator);
+        const sim = loadModel(mimicSliders({ integrator: integrator as "newmark", dt: 2e-3 }));
         // 0.6 s: mid-swing, q₁ ≈ 0.029 m at ≈ −0.01 m/s
         sim.step(300);
         const s = sim.state();
