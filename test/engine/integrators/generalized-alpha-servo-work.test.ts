@@ -21,6 +21,7 @@
  * 2.1e-2, 0.27, 1.1 J at k_v = 10 and 5.1e-5, 1.2e-3, 5.5e-3 J at 0.1).
  */
 import { describe, expect, it } from "vitest";
+import type { ModelInput } from "../../../schemas/model";
 import { loadModel } from "../../../src/engine/index";
 import { centredServoRod, servoRod } from "../../support/models";
 
@@ -32,21 +33,45 @@ const target = 5;
 const steps = 600;
 const T = steps * h;
 
+/**
+ * The largest |energy.error| (J) over `count` steps of `model`, and its last State.
+ */
+function worstError(model: ModelInput, count: number) {
+  const sim = loadModel(model);
+  let worst = 0;
+  for (let n = 1; n <= count; n++) {
+    sim.step(1);
+    worst = Math.max(worst, Math.abs(sim.state().energy.error ?? Number.NaN));
+  }
+  return { worst, last: sim.state() };
+}
+
+/**
+ * 4 E_ε (J): the rounding of Newton's unknown itself, ε ‖a‖∞ with ‖a‖∞ ≈ k_v ω* / I, moves the
+ * servo's torque by k_v c_v ε ‖a‖∞, whose work over a step is at most h ω* times that:
+ * E_ε = ε (k_v ω* / I)(k_v c_v) h ω*, c_v = h γ (1 − α_f)/(1 − α_m) (Chung–Hulbert's
+ * coefficients at ρ∞); I the rod's inertia (kg·m²) about its hinge.
+ */
+function roundingBound(rhoInfinity: number, kv: number, I: number): number {
+  const alphaM = (2 * rhoInfinity - 1) / (rhoInfinity + 1);
+  const alphaF = rhoInfinity / (rhoInfinity + 1);
+  const gamma = 0.5 + alphaF - alphaM;
+  const cv = (h * gamma * (1 - alphaF)) / (1 - alphaM);
+  return 4 * Number.EPSILON * ((kv * target) / I) * kv * cv * h * target;
+}
+
 describe("generalized-alpha (ρ∞ < 1): a velocity servo's work on the rod hinged at its centre", () => {
   const I = (m * L * L) / 12;
   for (const rhoInfinity of [0.9, 0.5, 0])
     for (const kv of [1e4, 10, 0.1])
       it(`ρ∞ = ${rhoInfinity}, k_v = ${kv}: energy.dissipated −½ I ω(T)² (the closed form), energy.error ~ 0 over 10 s`, () => {
         const solver = { integrator: "generalized-alpha", dt: h, rhoInfinity };
-        const sim = loadModel(centredServoRod(m, L, { type: "velocity", target, kv }, solver));
+        const { worst, last: s } = worstError(
+          centredServoRod(m, L, { type: "velocity", target, kv }, solver),
+          steps,
+        );
         const lambda = kv / I;
         const bound = kv > 10 ? 1e-3 : 1e-9;
-        let worst = 0;
-        for (let n = 1; n <= steps; n++) {
-          sim.step(1);
-          worst = Math.max(worst, Math.abs(sim.state().energy.error ?? Number.NaN));
-        }
-        const s = sim.state();
         expect(worst).toBeLessThan(bound);
         // ∫ τ ω dt of the servo's ODE; the scheme's rate at T differs from the closed form's
         // by its own error, which moves ½ I ω² by I ω* δω
@@ -73,13 +98,10 @@ describe("generalized-alpha (ρ∞ < 1): a velocity servo (k_v = 1e4) on the rod
   for (const rhoInfinity of [0.9, 0.5, 0])
     it(`ρ∞ = ${rhoInfinity}: energy.dissipated −½ I ω*², energy.error within 2e-2 J over 10 s`, () => {
       const solver = { integrator: "generalized-alpha", dt: h, rhoInfinity };
-      const sim = loadModel(servoRod(m, L, { type: "velocity", target, kv: 1e4 }, solver));
-      let worst = 0;
-      for (let n = 1; n <= steps; n++) {
-        sim.step(1);
-        worst = Math.max(worst, Math.abs(sim.state().energy.error ?? Number.NaN));
-      }
-      const s = sim.state();
+      const { worst, last: s } = worstError(
+        servoRod(m, L, { type: "velocity", target, kv: 1e4 }, solver),
+        steps,
+      );
       expect(worst).toBeLessThan(2e-2);
       expect(Math.abs(s.joints[0].rates[0] - target)).toBeLessThan(1e-9);
       expect(
@@ -107,20 +129,12 @@ describe("generalized-alpha: a stiff velocity servo's balance at rounding over 2
   for (const rhoInfinity of [0.5, 0.9, 1])
     for (const kv of [1e4, 1e5, 1e6])
       it(`ρ∞ = ${rhoInfinity}, k_v = ${kv}: energy.error within 4 E_ε, energy.dissipated −½ I ω(T)²`, () => {
-        // Chung–Hulbert's coefficients, c_v = h γ (1 − α_f)/(1 − α_m)
-        const alphaM = (2 * rhoInfinity - 1) / (rhoInfinity + 1);
-        const alphaF = rhoInfinity / (rhoInfinity + 1);
-        const gamma = 0.5 + alphaF - alphaM;
-        const cv = (h * gamma * (1 - alphaF)) / (1 - alphaM);
-        const bound = 4 * Number.EPSILON * ((kv * target) / I) * kv * cv * h * target;
+        const bound = roundingBound(rhoInfinity, kv, I);
         const solver = { integrator: "generalized-alpha", dt: h, rhoInfinity };
-        const sim = loadModel(centredServoRod(m, L, { type: "velocity", target, kv }, solver));
-        let worst = 0;
-        for (let n = 1; n <= long; n++) {
-          sim.step(1);
-          worst = Math.max(worst, Math.abs(sim.state().energy.error ?? Number.NaN));
-        }
-        const s = sim.state();
+        const { worst, last: s } = worstError(
+          centredServoRod(m, L, { type: "velocity", target, kv }, solver),
+          long,
+        );
         expect(worst).toBeLessThan(bound);
         // settled to rounding (e^{−λT} = 0): the servo's work is ½ I ω*², and the rate ω*
         expect(Math.abs(s.joints[0].rates[0] - target)).toBeLessThan(1e-12);
@@ -145,20 +159,12 @@ describe("generalized-alpha (ρ∞ < 1): a velocity servo at k_v = 1e6 on the ro
   const kv = 1e6;
   for (const rhoInfinity of [0.9, 0.5, 0])
     it(`ρ∞ = ${rhoInfinity}: energy.error within 4 E_ε over 10 s, energy.dissipated −½ I ω*², the rate ω*`, () => {
-      // Chung–Hulbert's coefficients, c_v = h γ (1 − α_f)/(1 − α_m)
-      const alphaM = (2 * rhoInfinity - 1) / (rhoInfinity + 1);
-      const alphaF = rhoInfinity / (rhoInfinity + 1);
-      const gamma = 0.5 + alphaF - alphaM;
-      const cv = (h * gamma * (1 - alphaF)) / (1 - alphaM);
-      const bound = 4 * Number.EPSILON * ((kv * target) / I) * kv * cv * h * target;
+      const bound = roundingBound(rhoInfinity, kv, I);
       const solver = { integrator: "generalized-alpha", dt: h, rhoInfinity };
-      const sim = loadModel(servoRod(m, L, { type: "velocity", target, kv }, solver));
-      let worst = 0;
-      for (let n = 1; n <= steps; n++) {
-        sim.step(1);
-        worst = Math.max(worst, Math.abs(sim.state().energy.error ?? Number.NaN));
-      }
-      const s = sim.state();
+      const { worst, last: s } = worstError(
+        servoRod(m, L, { type: "velocity", target, kv }, solver),
+        steps,
+      );
       expect(worst).toBeLessThan(bound);
       expect(Math.abs(s.joints[0].rates[0] - target)).toBeLessThan(1e-12);
       expect(
