@@ -188,7 +188,7 @@ export class Recovery {
    * shutdown's checkpoint is), so its run is resumed as a first. Until 2026-12-07 a
    * takeover resumed every run it found: a run that took down each node taking it over went
    * round the cluster forever. The window is read on the wall clocks of two nodes (the one
-   * that wrote `resumedAt`, this one): their skew, under NTP far below a second, moves it.
+   * that wrote `resumedAt`, this one): their skew moves it.
    */
   resumeTakenOver(rec: SessionRecord, run: RunAt): Promise<void> {
     return this.resumeGuarded(
@@ -201,8 +201,8 @@ export class Recovery {
   }
 
   /**
-   * Resumes `run` — unless its checkpoint says it was resumed after a loss less than
-   * LOSS_WINDOW_MS ago (`run.resumedAt`), then the session stays paused as its worker
+   * Resumes `run` — unless its checkpoint says a restart, rebuild or takeover resumed it less
+   * than LOSS_WINDOW_MS ago (`run.resumedAt`), then the session stays paused as its worker
    * restored it, its message says why (`halted(the ISO time of that resume)`), and its
    * checkpoint is written without the run (a later restart or takeover does not resume it
    * either). Otherwise resumeNoted. A refusal is logged, never thrown.
