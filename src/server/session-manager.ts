@@ -654,7 +654,8 @@ export class SessionManager {
 
   /**
    * Opens a session taken over from its last checkpoint (same id, owner and creation
-   * time; its lease already claimed) and resumes the run it was in.
+   * time; its lease already claimed) and resumes the run it was in — unless its holder
+   * lost it without a hand-over within a minute of resuming it (recovery.ts resumeTakenOver).
    */
   async adopt(cp: Checkpoint): Promise<SessionOut> {
     const created = Date.parse(cp.snapshot.session.createdAt ?? "");
@@ -667,7 +668,7 @@ export class SessionManager {
       { snapshot: cp.snapshot, log: cp.log },
       Number.isFinite(created) ? new Date(created) : new Date(),
       true,
-      run ? (r) => withRecord(r, () => this.recovery.resume(r, run)) : undefined,
+      run ? (r) => withRecord(r, () => this.recovery.resumeTakenOver(r, run)) : undefined,
     );
     // its first checkpoint under the new epoch once the run is resumed: taken before, it
     // held the session paused without its run (restored paused by the worker), and a node
@@ -721,8 +722,14 @@ export class SessionManager {
     const rec = this.table.find(id);
     if (!rec) return;
     this.handingOver.add(rec);
+    let resumedAt = rec.runResumedAt;
     await inTurn(rec, async () => {
       if (rec.rebuilding) await rec.rebuilding;
+      // handed over alive, as a shutdown stops: its checkpoint without the time its run was
+      // resumed after a loss, so the node taking it over resumes the run as a first, not as
+      // after its holder's death (recovery.ts resumeTakenOver)
+      resumedAt = rec.runResumedAt;
+      rec.runResumedAt = null;
       if (rec.status === "running" && rec.run) {
         rec.resumeRun = runOf(rec.run);
         await withRecord(rec, () =>
@@ -732,8 +739,10 @@ export class SessionManager {
       await this.checkpoints.checkpoint(rec, true);
       await this.evict(id);
     }).catch((err) => {
-      // kept here (not handed over): its commands are served again
+      // kept here (not handed over): its commands are served again, its checkpoints hold
+      // the resume's time again
       this.handingOver.delete(rec);
+      rec.runResumedAt = resumedAt;
       throw err;
     });
   }

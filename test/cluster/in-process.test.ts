@@ -124,6 +124,7 @@ describe("a running session handed over by a drain", () => {
           }),
       );
     }, 2);
+    const drainedAt = Date.now();
     await owner.app.moreau.cluster?.drain();
     await waitFor(() => served.length >= 50, 30_000);
     clearInterval(asking);
@@ -131,14 +132,15 @@ describe("a running session handed over by a drain", () => {
     expect(served.filter((s) => s !== "running")).toEqual([]);
     // the other node's first checkpoint of it (under its epoch) holds the run: before, taken
     // while the session was still paused, it held none, and a node taking it over from that
-    // checkpoint restored it paused (the acknowledged run lost)
+    // checkpoint restored it paused (the acknowledged run lost); with the time the takeover
+    // resumed it (a guard against a run that kills its nodes: takeover-resume-guard.test)
     const written = async () =>
       sample((await request(other.app.server).get("/metrics")).text, "moreau_checkpoints_total");
     await waitFor(async () => (await written()) >= 1, 30_000);
-    expect((await new MemorySnapshotStore(c).read(id))?.run).toEqual({
-      realtimeFactor: 1,
-      until: null,
-    });
+    const run = (await new MemorySnapshotStore(c).read(id))?.run;
+    expect(run).toEqual({ realtimeFactor: 1, until: null, resumedAt: expect.any(Number) });
+    expect(run?.resumedAt).toBeGreaterThanOrEqual(drainedAt);
+    expect(run?.resumedAt).toBeLessThanOrEqual(Date.now());
   }, 60_000);
 });
 

@@ -188,8 +188,9 @@ export interface RunAt {
   realtimeFactor: number | null;
   until: number | null;
   /**
-   * Date.now() when a restart resumed this run (DATA_DIR: sessions/recovery.ts
-   * resumeRestored), absent otherwise: a restart within LOSS_WINDOW_MS of it leaves it paused
+   * Date.now() when a restart, a worker-loss rebuild or a cluster takeover resumed this run
+   * (sessions/recovery.ts resumeNoted), absent otherwise (a client's run, a shutdown's or a
+   * drain's checkpoint): a restart or takeover within LOSS_WINDOW_MS of it leaves it paused
    */
   resumedAt?: number;
 }

@@ -110,10 +110,11 @@ export interface SessionRecord {
    */
   resumeRun: RunAt | null;
   /**
-   * Date.now() when a restart resumed the run it is in (recovery.ts resumeRestored): kept
-   * with that run in its checkpoints (RunAt.resumedAt), so that a process dying again within
-   * LOSS_WINDOW_MS of it restarts with the session paused; null once a client starts a run,
-   * and for a shutdown's checkpoint (the process did not die)
+   * Date.now() when a restart, a worker-loss rebuild or a cluster takeover resumed the run
+   * it is in (recovery.ts resumeNoted): kept with that run in its checkpoints
+   * (RunAt.resumedAt), so that a process or holder dying again within LOSS_WINDOW_MS of it
+   * brings the session back paused; null once a client starts a run, and for a shutdown's or
+   * a drain's checkpoint (the process or holder did not die)
    */
   runResumedAt: number | null;
   /**

@@ -148,10 +148,10 @@ export class Recovery {
   }
 
   /**
-   * Resumes the run a restored session was in (a rebuild here, a cluster's takeover),
-   * unless its `until` has passed; a refusal is logged, never thrown.
+   * Resumes the run a restored session was in (resumeNoted: a rebuild here, a restart, a
+   * cluster's takeover), unless its `until` has passed; a refusal is logged, never thrown.
    */
-  async resume(rec: SessionRecord, run: RunAt): Promise<void> {
+  private async resume(rec: SessionRecord, run: RunAt): Promise<void> {
     if (run.until !== null && run.until <= rec.time) return;
     await this.calls
       .call(rec, rec.worker, {
@@ -166,22 +166,59 @@ export class Recovery {
   /**
    * Resumes the run a restart found in a session's checkpoint (lifecycle.ts restoreAll) —
    * unless a restart resumed it less than LOSS_WINDOW_MS ago (`run.resumedAt`: the process
-   * died again since), then the session stays paused as its worker restored it, its message
-   * says why, and its checkpoint is written without the run (a later restart does not resume
-   * it either). Otherwise the time of this resume is written with the run before it starts
-   * (awaited: a run that takes the process down at its first step is found by the next
-   * start). A refusal is logged, never thrown.
+   * died again since): resumeGuarded. A refusal is logged, never thrown.
    */
-  async resumeRestored(rec: SessionRecord, run: RunAt): Promise<void> {
+  resumeRestored(rec: SessionRecord, run: RunAt): Promise<void> {
+    return this.resumeGuarded(
+      rec,
+      run,
+      (resumed) =>
+        `restored from its checkpoint at step ${rec.step} after a restart; its run was not resumed, the server having stopped without a shutdown within ${LOSS_WINDOW_MS / 1000} s of the restart that resumed it (${resumed}) (POST /run resumes it)`,
+      "the process died within a minute of resuming the session's run: restored paused, its run not resumed",
+    );
+  }
+
+  /**
+   * Resumes the run a cluster node found in the checkpoint of a session it takes over
+   * (SessionManager.adopt), with a restart's guard: the holder that resumed it less than
+   * LOSS_WINDOW_MS ago (`run.resumedAt`: a takeover's, a rebuild's or a restart's resume) lost
+   * it since without a hand-over — it died (its lease expired), or lost its worker with no
+   * other to start — so the session stays paused (resumeGuarded). A drain's hand-over writes
+   * its checkpoint without `resumedAt` (SessionManager.handOver: the holder is alive, as a
+   * shutdown's checkpoint is), so its run is resumed as a first. Until 2026-12-07 a
+   * takeover resumed every run it found: a run that took down each node taking it over went
+   * round the cluster forever. The window is read on the wall clocks of two nodes (the one
+   * that wrote `resumedAt`, this one): their skew moves it.
+   */
+  resumeTakenOver(rec: SessionRecord, run: RunAt): Promise<void> {
+    return this.resumeGuarded(
+      rec,
+      run,
+      (resumed) =>
+        `taken over from its checkpoint at step ${rec.step}; its run was not resumed, the node holding it having lost it without a hand-over (died, or lost its worker) within ${LOSS_WINDOW_MS / 1000} s of the takeover, rebuild or restart that resumed it (${resumed}) (POST /run resumes it)`,
+      "the session's holder lost it within a minute of resuming its run: taken over paused, its run not resumed",
+    );
+  }
+
+  /**
+   * Resumes `run` — unless its checkpoint says a restart, rebuild or takeover resumed it less
+   * than LOSS_WINDOW_MS ago (`run.resumedAt`), then the session stays paused as its worker
+   * restored it, its message says why (`halted(the ISO time of that resume)`), and its
+   * checkpoint is written without the run (a later restart or takeover does not resume it
+   * either). Otherwise resumeNoted. A refusal is logged, never thrown.
+   */
+  private async resumeGuarded(
+    rec: SessionRecord,
+    run: RunAt,
+    halted: (resumed: string) => string,
+    warning: string,
+  ): Promise<void> {
     if (run.until !== null && run.until <= rec.time) return;
     const now = Date.now();
     if (run.resumedAt !== undefined && now - run.resumedAt < LOSS_WINDOW_MS) {
       const resumed = new Date(run.resumedAt).toISOString();
-      rec.notice = `restored from its checkpoint at step ${rec.step} after a restart; its run was not resumed, the server having stopped without a shutdown within ${LOSS_WINDOW_MS / 1000} s of the restart that resumed it (${resumed}) (POST /run resumes it)`;
-      this.log.warn(
-        { session: rec.id, step: rec.step, resumedAt: resumed },
-        "the process died within a minute of resuming the session's run: restored paused, its run not resumed",
-      );
+      rec.notice = halted(resumed);
+      this.log.warn({ session: rec.id, step: rec.step, resumedAt: resumed }, warning);
       await this.checkpoints.acknowledge(rec);
       return;
     }
@@ -191,7 +228,8 @@ export class Recovery {
   /**
    * Resumes `run` once its checkpoint holds it with the time of this resume, `now`
    * (RunAt.resumedAt, kept by the run's checkpoints): a restart after the process died
-   * within LOSS_WINDOW_MS of it restores the session paused (resumeRestored). Awaited before
+   * within LOSS_WINDOW_MS of it restores the session paused (resumeRestored), and a node
+   * taking it over after its holder died does too (resumeTakenOver). Awaited before
    * the run goes on: a run that takes the process down at its first step is found so.
    */
   private async resumeNoted(rec: SessionRecord, run: RunAt, now: number): Promise<void> {
