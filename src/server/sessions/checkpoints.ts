@@ -141,7 +141,10 @@ export function runOf(run: NonNullable<SessionRecord["run"]>): RunAt {
   return { realtimeFactor: run.realtimeFactor, until: run.until };
 }
 
-/** The run a checkpoint holds, with when a restart resumed it (`resumedAt`; null: none did). */
+/**
+ * The run a checkpoint holds, with when a restart, a worker-loss rebuild or a cluster
+ * takeover resumed it (`resumedAt`; null: none did).
+ */
 function heldRun(run: RunAt | null, resumedAt: number | null): RunAt | null {
   return run && resumedAt !== null ? { ...run, resumedAt } : run;
 }
