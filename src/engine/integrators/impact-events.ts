@@ -269,8 +269,9 @@
  * T + V rising by more than 6e-6 J (0.44 J). A welded pair landing flat on a floor at
  * μ = 0.5, e = ½ leaves at e v* (3 % fast before: its impact left to the step's law).
  * The law on w is taken too where Moreau's has no solution, its Gauss–Seidel stopped by
- * IMPACT_SOLVE's bound: a jointed body whose friction's moment about its joint outweighs
- * the normal's. A bob on a
+ * IMPACT_SOLVE's bound with a residual above IMPACT_STALL ‖q‖∞ (of the impact's own speed:
+ * a jam; below it, a stall on a rank-deficient Delassus matrix, the law met all the same):
+ * a jointed body whose friction's moment about its joint outweighs the normal's. A bob on a
  * 0.5 m arm hinged 0.59 m over the floor meets it 0.0995 m before the bottom: one degree
  * of freedom, u_n = a ω, u_t = b ω (a = −0.0995 m, b = −0.59 m), W = [a; b][a b]/I_h of
  * rank 1; at μ > |a/b| = 0.169 and e > 0 no impulse satisfies it (P_n = 0 or sticking leave
@@ -280,9 +281,14 @@
  * at e = ½ each impact halved ω into the floor, 16 a step, and it stopped dead. The law on
  * w has the solution ω⁺ = −e ω⁻, w = 0, the frictionless rebound, energy kept at e = 1
  * (test/engine/integrators/impact-friction.test.ts). A law whose solve stops short all
- * the same (the fallback's Gauss–Seidel at its bound, or Lemke's ray frictionless) is taken
- * as it stands and the step says so, contactConverged false and its residual in
- * contactResidual (before, silently: impact-friction.test.ts holds the fallback to 5 sweeps).
+ * the same (the fallback's Gauss–Seidel at its bound above IMPACT_STALL ‖q‖∞, or Lemke's
+ * ray frictionless) is taken as it stands and the step says so, contactConverged false and
+ * its residual in contactResidual (before, silently: impact-friction.test.ts holds the
+ * fallback to 0 sweeps). Until 2026-12-07 every stop at the bound counted as no solution:
+ * on bench/impacts.ts' 6-link chain (e = ½, μ = ½, 1/240 s, 5 s) 3 of its 8 fallbacks came
+ * from Moreau's law stalled at 4e-12 to 2.3e-9 m/s (impacts at 0.05 m/s), 4 steps said
+ * contactConverged false for the fallback's stalls at 3.0e-8 to 5.0e-8 m/s; now 1 fallback
+ * (Kane's), none flagged, energy.error −1.4e-3 → −8.3e-4 J (impact-friction.test.ts).
  * Every impact of a pair with friction is so: left to the step's law (a body not turning,
  * impact-location.ts's closed form then correcting the normal alone), the tangential
  * impulse took the step's normal impulse, m g h more than the
@@ -364,10 +370,23 @@ const NOW = 1e-9;
 /**
  * The frictional impact's solve (ImpactEvents.solveImpact): Gauss–Seidel from 0 to a
  * residual of 1e-13 m/s (its problems are a few contacts: a sphere's decoupled block in
- * one sweep), its sweeps bounded far beyond need: a solve that stops at the bound is
- * taken for one without a solution (file comment, friction).
+ * one sweep), its sweeps bounded far beyond need. A solve that stops at the bound is
+ * taken for one without a solution only where its residual is above IMPACT_STALL.
  */
 const IMPACT_SOLVE = { tolerance: 1e-13, maxIterations: 100000, warmStart: false } as const;
+/**
+ * The residual (residual.ts' "coulomb", m/s), as a fraction of the impact's speed ‖q‖∞ (its
+ * largest free local velocity, m/s, restitution folded in), up to which a frictional
+ * impact's Gauss–Seidel stopped at its bound has met its law all the same: the sweeps
+ * stalled short of 1e-13 m/s, the law not jammed (file comment, friction). A stall: where
+ * the impact's Delassus matrix is rank-deficient (bench/impacts.ts' 6-link chain, its links
+ * lying flat: 21 rows of rank 12) the sweeps creep along its null space (5.0e-8 m/s after
+ * 1e5 sweeps, 6.0e-8 after 1e4, 2.2e-7 after 1e3); on that chain (μ = ½, 5 s; e = 0 and ½,
+ * h = 1/240 and 1/100 s) every solve stopped at the bound ended at 4e-13 to 2.6e-6 ‖q‖∞
+ * (5.4e-8 m/s at most). A jam (a law without a solution) leaves a residual of the
+ * impact's own speed: the jammed bob of impact-friction.test.ts 3.63 m/s at ‖q‖∞ 3.63 m/s.
+ */
+const IMPACT_STALL = 1e-4;
 /** The kinetic energy's relative rounding above which an impact made energy (impact). */
 const ENERGY_ROUNDING = 1e-12;
 /** Normal speed (m/s) below which a contact does not approach. */
@@ -1831,8 +1850,9 @@ export class ImpactEvents {
    * each row's normal, its own restitution (a contact's pair, a limit's), and with friction
    * (d = 3) Coulomb's on the tangential velocity u_t⁺ + e_t e u_t⁻ (et 0: Moreau's law; 1:
    * the tangential rows' restitution the normal's). Frictionless, the LCP by Lemke (exact);
-   * with friction, the Coulomb problem by Gauss–Seidel (IMPACT_SOLVE). Whether it converged
-   * (its residual, m/s, in `residual`).
+   * with friction, the Coulomb problem by Gauss–Seidel (IMPACT_SOLVE). Whether it solved the
+   * law: converged, or with friction stalled within IMPACT_STALL (its residual, m/s, in
+   * `residual`).
    */
   private solveImpact(k: number, kc: number, d: number, h: number, et: number): boolean {
     const { v } = this;
@@ -1862,7 +1882,11 @@ export class ImpactEvents {
     lcp.mu = this.mu;
     const res = d === 1 ? this.lemke.solve(lcp, this.P) : this.pgs.solve(lcp, this.P, IMPACT_SOLVE);
     this.residual = res.residual;
-    return res.converged;
+    if (res.converged || d === 1) return res.converged;
+    // stopped at the bound: a stall, or a jam (IMPACT_STALL)
+    let speed = 0;
+    for (let j = 0; j < m; j++) speed = Math.max(speed, Math.abs(this.q[j]));
+    return res.residual <= IMPACT_STALL * speed;
   }
 
   /** v ← v + Σ_j P_j x_j into the system's velocities; their kinetic energy (J). */
