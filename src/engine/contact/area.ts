@@ -237,14 +237,27 @@ export function boxSampleArea(
 }
 
 /**
+ * The most intervals of a capsule's axis samples (capsuleSampleIntervals): 65 points at most.
+ */
+export const CAPSULE_MAX_INTERVALS = 64;
+
+/**
  * The intervals m of a capsule's axis samples on fem faces (fem-faces.ts, "Rigid shapes"):
- * the m + 1 points z_j = −L + 2 L j/m of the segment, at most the radius r apart (m = 0, the
- * centre alone, for L = 0).
+ * the m + 1 points z_j = −L + 2 L j/m of the segment, m = min(⌈2L/r⌉, CAPSULE_MAX_INTERVALS),
+ * i.e. the spacing s = 2L/m is max(r, 2L/64) (m = 0, the centre alone, for L = 0). Without
+ * the cap the count grew with L/r (a 4 m capsule of r = 1 cm: 401 points, each a BVH query
+ * every detection). The spacing bounds the force's error: a face patch of length W under
+ * the capsule holds N samples with |N s − W| ≤ s, so under a law per unit area the sampled
+ * strip N s · 2√(2rδ − δ²) errs from the patch's by at most s/W (1/64 of the capsule's
+ * length over W, once 2L > 64 r); under a law per contact the N samples share m g whatever
+ * N. A patch shorter than s may hold no sample: there the fem vertices alone meet the
+ * capsule (fem-vertices.ts), as before for a patch shorter than r.
  */
 export function capsuleSampleIntervals(radius: number, halfLength: number): number {
   // less a part in 10¹²: 2L/r a whole number up to round-off (1.05/0.05 = 21.000000000000004)
   // takes that many intervals, not one more
-  return halfLength > 0 ? Math.ceil(((2 * halfLength) / radius) * (1 - 1e-12)) : 0;
+  if (!(halfLength > 0)) return 0;
+  return Math.min(CAPSULE_MAX_INTERVALS, Math.ceil(((2 * halfLength) / radius) * (1 - 1e-12)));
 }
 
 /**

@@ -37,7 +37,7 @@
  * root box (padded) is skipped, else B's triangles whose boxes meet the vertex's box
  * padded by max(margin, depth_B) are tested. Cost O(V log T) per pair of bodies whose
  * root boxes meet, not O(V·T).
- * Known limits: contacts are vertex–face only (an edge of A crossing an edge of B with
+ * Known limits: fem–fem contacts are vertex–face only (an edge of A crossing an edge of B with
  * no vertex inside is not seen), as ArtiSynth's vertex penetrations; a vertex over an
  * edge of B between two faces at the same distance takes one of them (the first found),
  * whose normal alone then pushes it. A vertex attached to a node of B (attachments)
@@ -89,8 +89,9 @@
  *   block, fell through to the floor on its corners; convex hull, mesh: their vertices
  *   (r = 0); cylinder: the
  *   RIM_SAMPLES rim points of each cap (geometry/cylinder.ts, r = 0); sphere: its centre
- *   (r its radius); capsule: m + 1 points of its segment, m = ⌈2L/r⌉ (area.ts
- *   capsuleSampleIntervals), at most r apart (r its radius). Its two ends alone let a
+ *   (r its radius); capsule: m + 1 points of its segment, m = min(⌈2L/r⌉, 64) (area.ts
+ *   capsuleSampleIntervals), max(r, 2L/64) apart (r its radius; the cap keeps a long thin
+ *   capsule's count bounded, its per-area force within s/W of a patch W long). Its two ends alone let a
  *   capsule lying across a coarse face sink between them, and one longer than the face
  *   (its ends beyond the block: a 2 kg capsule, r = 0.05 m, L = 0.5 m, on a 0.6 m block)
  *   fell through to the floor; on a face whose vertex rows are wider apart than its
@@ -123,9 +124,41 @@
  * edges (a 20 m ball under a 0.2 m block) the held normal made the face's nodes chatter in
  * a two-step cycle; between vertices such a ball sinks at most ρ²/(2r) < 1/40 of an edge
  * (ρ ≤ the triangle's circumradius).
- * Known limits: an edge of the shape crossing a face's edge (a ridge) with no sample beyond
- * it is not seen (edge–edge contact: a box edge across a block's edge), nor a box face's
- * interior or a cylinder's cap between their rim samples.
+ * Edges: a box's 12 edges also meet the ridges of each fem surface, where an edge with no
+ * sample beyond the other's went through (a plate lying across two roofs' ridges, none of
+ * its points over their faces nor their vertices under it, fell through both to the floor:
+ * fem-edges.test.ts). For a box edge e₀ + s d₁ and a surface edge x_P + w d₂ (s, w ∈ [0, 1])
+ * whose lines' closest points lie inside both (Ericson, Real-Time Collision Detection
+ * §5.1.8: s = (B F − C E)/(A E − B²), w = (A F − B C)/(A E − B²) with A = d₁·d₁, B = d₁·d₂,
+ * C = d₁·r, E = d₂·d₂, F = d₂·r, r = e₀ − x_P), the normal is n = d₁ × d₂/|d₁ × d₂| turned
+ * out of the fem body (along n_t + n_u, its two faces' outward normals) and the gap
+ *     g = n·((e₀ + s d₁) − (x_P + w d₂)),
+ * the lines' signed distance (the closest points differ along n alone), −depth_B < g <
+ * margin as a point's. The pair is the contact's features only where n lies in both edges'
+ * arcs of normals (Gauss map): n = α n_t + β n_u with α, β ≥ 0 (the fem edge a convex
+ * ridge: u's corner off it behind t's plane), at least 5° off n_t and n_u (nearer, the face
+ * is in contact, its points carry it; a box lying flat across a block's rim would count the
+ * rim twice: the 1.1 m box across the block below took 16 contacts, its per-area law 0.073
+ * m² for the 0.06 m² patch, 0.055 with its 12 samples), so a fold under 10° is no ridge;
+ * and −n against the box's two face normals b₁, b₂ at e, −n·b ≥ 0, or n·b at most sin 15°
+ * (a box face across the ridge, tilted: both its rim's crossings stay, not the lower alone).
+ * Edges at an angle of sine under 10⁻³ are left to the corners and vertices (the normal is
+ * undefined). Side a is the fem edge's point, the triangle t's weights (1 − w, w) on x_P, x_Q
+ * and 0 on its third corner (so the contact is a face contact to the contact modules: ∂g/∂x
+ * = −w_i n on the nodes, exact for g as for the plane query with n held); side b the box at
+ * e₀ + s d₁, point midway. Area (compliant): the box's sample rule (boxSampleArea) at the
+ * edge's midpoint, the two faces at the edge over their rims' samples, shared as its
+ * points'. Key: contactKey(s_B, s_B, feature), s_B the body's first vertex shape (a pair
+ * nothing else makes), feature (((box) T + t) 3 + i) 12 + edge mod 2¹⁶. Cost: each box edge
+ * queries the BVH with its padded box and tests the surface edges of the triangles found
+ * (each edge once, from the lower-numbered of its two triangles): O(12 log T) per box near
+ * the body.
+ * A box face's middle on a ridge is met where the ridge crosses the face's rim (those
+ * crossings, the face across the ridge) or ends under it (the ridge's vertices).
+ * Known limits: a cylinder's rim (its cap's middle on a ridge, between rim samples) and a
+ * hull's or mesh's edges crossing a ridge with no point beyond it are not seen (boxes only);
+ * a box edge crossing a rim within 5° of the face sinks until a sample meets the face (its
+ * spacing times tan 5° at most).
  */
 import { type Bvh, buildBvh, FOUND, overlapping, QUERY_BOX, refitBvh } from "../geometry/bvh";
 import { ContactBuffer, contactKey } from "../geometry/contact-buffer";
@@ -295,6 +328,16 @@ export class FemFaceContacts {
   private readonly scratchR = new Float64Array(9);
   private readonly localNormal = new Float64Array(3);
   private corners = new Float64Array(0);
+  /**
+   * boxEdges' scratch: an edge's start and its vector, the contact's point on it, the normals
+   * of the ridge's two faces; the local midpoint of a box edge (rigidArea).
+   */
+  private readonly edgeFrom = new Float64Array(3);
+  private readonly edgeAlong = new Float64Array(3);
+  private readonly edgePoint = new Float64Array(3);
+  private readonly normalT = new Float64Array(3);
+  private readonly normalU = new Float64Array(3);
+  private readonly edgeLocal = new Float64Array(3);
 
   constructor(
     private readonly sys: BodySystem,
@@ -448,6 +491,142 @@ export class FemFaceContacts {
         const i = this.push(t, fb, feature, world, 3 * v, radius, v);
         // the shape with itself: a pair the detector never makes (file comment)
         buffer.key[i] = contactKey(g.shape, g.shape, feature);
+      }
+      if (g.inst.shape.type === "box") this.boxEdges(g, g.inst.shape.halfExtents, b, pad, margin);
+    }
+  }
+
+  /**
+   * The edge–edge contacts of box g (half extents h) with the ridges of fem body b's surface
+   * (file comment, "Edges"), at the pose of the last detectRigid. pad: the query's reach (m).
+   */
+  private boxEdges(
+    g: RigidPoints,
+    h: readonly [number, number, number],
+    b: number,
+    pad: number,
+    margin: number,
+  ): void {
+    const { sys, buffer, faces } = this;
+    const fb = faces[b];
+    const pos = sys.pos;
+    const off = sys.dofOffset;
+    const body = g.inst.body;
+    const fixed = off[body] < 0;
+    const { p, R } = g.pose;
+    const { edgeFrom: e0, edgeAlong: d1, edgePoint: x, best, normalT: nt, normalU: nu } = this;
+    const count = g.local.length / 3;
+    const shapeA = this.vertices.firstShape + this.vertices.shapeStart[b];
+    const T = fb.tri.length / 3;
+    const root = fb.bvh.box;
+    for (let a = 0; a < 3; a++) {
+      const a1 = (a + 1) % 3;
+      const a2 = (a + 2) % 3;
+      for (let q = 0; q < 4; q++) {
+        // box edge 4a + q: along axis a from −h_a to h_a at (±h_a1, ±h_a2) (q's bits)
+        const s1 = q & 1 ? h[a1] : -h[a1];
+        const s2 = q & 2 ? h[a2] : -h[a2];
+        for (let c = 0; c < 3; c++) {
+          e0[c] = p[c] - R[3 * c + a] * h[a] + R[3 * c + a1] * s1 + R[3 * c + a2] * s2;
+          d1[c] = 2 * h[a] * R[3 * c + a];
+          QUERY_BOX[c] = Math.min(e0[c], e0[c] + d1[c]) - pad;
+          QUERY_BOX[3 + c] = Math.max(e0[c], e0[c] + d1[c]) + pad;
+        }
+        if (apart(QUERY_BOX, root, 0)) continue;
+        overlapping(fb.bvh);
+        const A = d1[0] * d1[0] + d1[1] * d1[1] + d1[2] * d1[2];
+        for (let j = 0; j < FOUND.count; j++) {
+          const t = FOUND.tris[j];
+          for (let i = 0; i < 3; i++) {
+            // each edge once, from the lower of its two triangles (both are found: the
+            // edge lies in both boxes); a boundary edge (u = −1) has no ridge
+            const u = fb.across[3 * t + i];
+            if (u < t) continue;
+            const nP = fb.tri[3 * t + ((i + 1) % 3)];
+            const nQ = fb.tri[3 * t + ((i + 2) % 3)];
+            if (fixed && off[nP] < 0 && off[nQ] < 0) continue;
+            if (
+              this.excluded.size > 0 &&
+              (this.excluded.has(this.pairKey(body, nP)) ||
+                this.excluded.has(this.pairKey(body, nQ)))
+            )
+              continue;
+            // closest points e0 + s d1 and x_P + w d2 of the two lines (Ericson §5.1.8)
+            const P = 3 * nP;
+            const Q = 3 * nQ;
+            const d2x = pos[Q] - pos[P];
+            const d2y = pos[Q + 1] - pos[P + 1];
+            const d2z = pos[Q + 2] - pos[P + 2];
+            const rx = e0[0] - pos[P];
+            const ry = e0[1] - pos[P + 1];
+            const rz = e0[2] - pos[P + 2];
+            const E = d2x * d2x + d2y * d2y + d2z * d2z;
+            const B = d1[0] * d2x + d1[1] * d2y + d1[2] * d2z;
+            const C = d1[0] * rx + d1[1] * ry + d1[2] * rz;
+            const F = d2x * rx + d2y * ry + d2z * rz;
+            const den = A * E - B * B;
+            // near-parallel edges (sin² < PARALLEL) are left to the corners and vertices
+            if (!(den > PARALLEL * A * E)) continue;
+            const s = (B * F - C * E) / den;
+            const w = (A * F - B * C) / den;
+            if (!(s > 0 && s < 1 && w > 0 && w < 1)) continue;
+            faceNormal(pos, fb.tri, t, nt);
+            faceNormal(pos, fb.tri, u, nu);
+            const cos = nt[0] * nu[0] + nt[1] * nu[1] + nt[2] * nu[2];
+            if (!(cos < RIDGE_COS)) continue;
+            // a convex ridge: u's corner off the edge behind t's plane
+            const o = 3 * offEdge(fb.tri, u, nP, nQ);
+            if (
+              !(
+                nt[0] * (pos[o] - pos[P]) +
+                  nt[1] * (pos[o + 1] - pos[P + 1]) +
+                  nt[2] * (pos[o + 2] - pos[P + 2]) <
+                0
+              )
+            )
+              continue;
+            // n ∝ d1 × d2, out of the fem body (along n_t + n_u)
+            let nx = d1[1] * d2z - d1[2] * d2y;
+            let ny = d1[2] * d2x - d1[0] * d2z;
+            let nz = d1[0] * d2y - d1[1] * d2x;
+            const len = Math.hypot(nx, ny, nz);
+            const sign =
+              nx * (nt[0] + nu[0]) + ny * (nt[1] + nu[1]) + nz * (nt[2] + nu[2]) < 0 ? -1 : 1;
+            nx *= sign / len;
+            ny *= sign / len;
+            nz *= sign / len;
+            // n within the ridge's arc of normals: n = α n_t + β n_u, α, β ≥ 0
+            const na = nx * nt[0] + ny * nt[1] + nz * nt[2];
+            const nb = nx * nu[0] + ny * nu[1] + nz * nu[2];
+            if (na - cos * nb < 0 || nb - cos * na < 0) continue;
+            // not within 5° of either face's normal: that face's points carry it there
+            if (na > FACE_COS || nb > FACE_COS) continue;
+            // and −n within the box edge's, against the outward normals b₁, b₂ of its two
+            // faces (−n·b ≥ 0), or within 15° of one of them: the face lying across the ridge
+            const f1 = (q & 1 ? 1 : -1) * (nx * R[a1] + ny * R[3 + a1] + nz * R[6 + a1]);
+            const f2 = (q & 2 ? 1 : -1) * (nx * R[a2] + ny * R[3 + a2] + nz * R[6 + a2]);
+            if (f1 > FACE_SIN || f2 > FACE_SIN) continue;
+            for (let c = 0; c < 3; c++) x[c] = e0[c] + s * d1[c];
+            const gap =
+              nx * (x[0] - pos[P] - w * d2x) +
+              ny * (x[1] - pos[P + 1] - w * d2y) +
+              nz * (x[2] - pos[P + 2] - w * d2z);
+            if (!(gap < margin && gap > -fb.depth)) continue;
+            // side a the point (1 − w) x_P + w x_Q of triangle t (its corner i at weight 0)
+            best[i] = 0;
+            best[(i + 1) % 3] = 1 - w;
+            best[(i + 2) % 3] = w;
+            best[3] = gap;
+            best[4] = nx;
+            best[5] = ny;
+            best[6] = nz;
+            buffer.setPair(nP, body, shapeA, g.shape);
+            const feature = (((this.rigidOf[g.shape] * T + t) * 3 + i) * 12 + 4 * a + q) & 0xffff;
+            const k = this.push(t, fb, feature, x, 0, 0, count + 4 * a + q);
+            // the body's first vertex shape with itself: a pair nothing else makes
+            buffer.key[k] = contactKey(shapeA, shapeA, feature);
+          }
+        }
       }
     }
   }
@@ -697,16 +876,21 @@ export class FemFaceContacts {
           3 * k,
           buffer.gap[k],
         );
-      case "box":
-        return boxSampleArea(
-          shape.halfExtents,
-          g.intervals,
-          g.local,
-          3 * this.pointOf[k],
-          pose.R,
-          n,
-          3 * k,
-        );
+      case "box": {
+        const count = g.local.length / 3;
+        const j = this.pointOf[k];
+        if (j < count)
+          return boxSampleArea(shape.halfExtents, g.intervals, g.local, 3 * j, pose.R, n, 3 * k);
+        // edge 4a + q (boxEdges): its midpoint, on the same two faces as its samples
+        const h = shape.halfExtents;
+        const a = (j - count) >> 2;
+        const q = (j - count) & 3;
+        const x = this.edgeLocal;
+        x[a] = 0;
+        x[(a + 1) % 3] = q & 1 ? h[(a + 1) % 3] : -h[(a + 1) % 3];
+        x[(a + 2) % 3] = q & 2 ? h[(a + 2) % 3] : -h[(a + 2) % 3];
+        return boxSampleArea(h, g.intervals, x, 0, pose.R, n, 3 * k);
+      }
       case "cylinder":
         return cylinderRimArea(shape.radius, shape.halfLength, pose.R, n, 3 * k);
       case "convex":
@@ -741,6 +925,54 @@ export class FemFaceContacts {
  */
 function twoWay(mine: number, theirs: number): number {
   return theirs > 0 ? Math.max(mine, theirs) / (mine + theirs) : 1;
+}
+
+/**
+ * An edge–edge contact's normal is kept 5° off the normals of the ridge's two faces (file
+ * comment, "Edges"): nearer, the contact is the face's, which its points (corners, samples,
+ * vertices) carry, and a box lying flat across a block's rim would count the rim twice.
+ */
+const FACE_COS = Math.cos((5 * Math.PI) / 180);
+
+/** A fold under 10° (n_t·n_u ≥ cos 10°) leaves no normal 5° off both faces': no ridge. */
+const RIDGE_COS = Math.cos((10 * Math.PI) / 180);
+
+/**
+ * A contact normal within 15° of a box face's, beyond its edge's arc, stands for the face
+ * lying across the ridge (file comment, "Edges"): sin 15°.
+ */
+const FACE_SIN = Math.sin((15 * Math.PI) / 180);
+
+/** Edges at an angle of sine below 10⁻³ (sin² below this) are parallel (file comment, "Edges"). */
+const PARALLEL = 1e-6;
+
+/** out = the unit outward normal of triangle t of tri (node bodies) at positions x. */
+function faceNormal(x: Float64Array, tri: Int32Array, t: number, out: Float64Array): void {
+  const i = 3 * tri[3 * t];
+  const j = 3 * tri[3 * t + 1];
+  const k = 3 * tri[3 * t + 2];
+  const e1x = x[j] - x[i];
+  const e1y = x[j + 1] - x[i + 1];
+  const e1z = x[j + 2] - x[i + 2];
+  const e2x = x[k] - x[i];
+  const e2y = x[k + 1] - x[i + 1];
+  const e2z = x[k + 2] - x[i + 2];
+  const nx = e1y * e2z - e1z * e2y;
+  const ny = e1z * e2x - e1x * e2z;
+  const nz = e1x * e2y - e1y * e2x;
+  const l = Math.hypot(nx, ny, nz);
+  out[0] = nx / l;
+  out[1] = ny / l;
+  out[2] = nz / l;
+}
+
+/** The node of triangle u of tri that is neither p nor q (the corner off their edge). */
+function offEdge(tri: Int32Array, u: number, p: number, q: number): number {
+  for (let c = 0; c < 3; c++) {
+    const k = tri[3 * u + c];
+    if (k !== p && k !== q) return k;
+  }
+  return tri[3 * u];
 }
 
 /** The largest |x| over the points (3 numbers each, m). */

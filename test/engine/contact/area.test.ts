@@ -234,6 +234,23 @@ describe("contact areas", () => {
     expect(capsuleSampleArea(r, 0, 0, lying, [0, 0, -1], 0, -delta)).toBeCloseTo(Math.PI * a2, 15);
   });
 
+  it("capsule axis samples: ⌈2L/r⌉ intervals up to 64, then 64 (spacing max(r, 2L/64)) whatever L/r", () => {
+    const r = 0.01;
+    // 2L/r = 64 exactly: r apart still
+    expect(capsuleSampleIntervals(r, 0.32)).toBe(64);
+    expect(capsuleSampleIntervals(r, 0.2)).toBe(40);
+    // L/r = 200 and 10⁴: before, 400 and 20 000 intervals (a BVH query each per detection)
+    for (const L of [0.33, 2, 100]) expect(capsuleSampleIntervals(r, L)).toBe(64);
+    // lying flat the 65 samples still sum to the exact section: the strip's ℓ = 2L/64 each
+    const L = 2;
+    const delta = 1e-3;
+    const a2 = 2 * r * delta - delta * delta;
+    const lying = [0, 0, 1, 1, 0, 0, 0, 1, 0];
+    let sum = 0;
+    for (let j = 0; j <= 64; j++) sum += capsuleSampleArea(r, L, j, lying, [0, 0, -1], 0, -delta);
+    expect(sum).toBeCloseTo(2 * L * 2 * Math.sqrt(a2) + Math.PI * a2, 14);
+  });
+
   it("box edge samples: a cube's corners take the box rule, a beam's rim shares its face", () => {
     // intervals ⌈h_j/h_mid⌉, h_mid the middle half extent
     const m = new Int32Array(3);
