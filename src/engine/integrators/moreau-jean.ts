@@ -539,6 +539,9 @@ export class MoreauJeanIntegrator extends ThetaScheme {
    * (test/engine/integrators/theta-explicit.test.ts).
    */
   override step(t: number, h: number, stats: StepStats): void {
+    // the sticking contacts' drift taken back over the whole step, whatever its pieces and
+    // halvings (NonsmoothContact.takeBackTime)
+    if (this.contact !== null) this.contact.takeBackTime = h;
     const events = this.events;
     if (events === null) {
       stats.substeps = this.wholeStep(t, h, stats);
