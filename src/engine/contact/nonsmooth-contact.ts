@@ -87,7 +87,9 @@
  * place of its trapezoid: the angle keeps within 1.5e-5 rad, no creep. A rolling contact
  * (a sphere on a plane: the lever arm −R n at both ends) has no drift, nor a resting one
  * (D at round-off, below DRIFT_TOLERANCE: left alone); a sliding contact carries none (its
- * slip is not taken back). Contacts with a triangle side (fem faces) keep none.
+ * slip is not taken back). Contacts with a triangle side (fem faces) keep none. A step
+ * split at impacts or halved takes the drift back over the whole step, −D/max(h, H) with
+ * H its length (takeBackTime), each piece its share.
  * Units: impulses N·s, local velocities m/s, gaps m.
  */
 import {
@@ -340,8 +342,24 @@ export class NonsmoothContact implements OneStepProblem {
   private anchors: Float64Array = new Float64Array(0);
   /** Each contact's drift D at the step's start (m, world, tangential; driftAt). */
   private drift: Float64Array = new Float64Array(0);
-  /** D_t/h of each contact whose drift is taken back (m/s, along t1 and t2), added to q_t. */
+  /**
+   * D_t/max(h, takeBackTime) of each contact whose drift is taken back (m/s, along t1 and
+   * t2), added to q_t.
+   */
   private shift: Float64Array = new Float64Array(0);
+  /**
+   * The time (s) over which a sticking contact's drift is taken back at the least: the
+   * whole step's length, which Moreau–Jean sets before a step it may split at impacts or
+   * halve (moreau-jean.ts `step`); 0 elsewhere (each step's own h). Taken back over a piece
+   * alone, −D/h_piece asked for a velocity the cone cannot give: a box rocking on an edge
+   * where friction holds the pivot (μ = 1, 0.3 × 0.2 m section, e = 1, h = 1/240 s), each
+   * flat landing's step split at the impact with a last piece of 2.1e-5 s, asked 0.7 m/s
+   * of the pivot for its 1.5e-5 m drift there: the impulse on the cone's rim, the contact
+   * counted as sliding and its drift forgotten, the pivot kicked by 7e-6 m/s the next
+   * steps. It crept 1.5e-5 m a landing, 0.98 mm in 10 s (file comment, "Sticking drift";
+   * test/engine/contact/rocking-pivot.test.ts).
+   */
+  takeBackTime = 0;
   /** The bodies' orientations at the step's start (updateIndexSet), for the drift's turn. */
   private readonly startQuat: Float64Array;
   /**
@@ -793,7 +811,7 @@ export class NonsmoothContact implements OneStepProblem {
    * Contact i's drift at the step's start (file comment, "Sticking drift"): the slip
    * remembered in `slot` (none: D = 0), D ← its tangential part + (h_k/2) u_t(x_k, v_k)
    * (the local tangential velocity at the new detection's lever arms, kept as uStart),
-   * and shift ← (t1·D, t2·D)/h when |D| > DRIFT_TOLERANCE.
+   * and shift ← (t1·D, t2·D)/max(h, takeBackTime) when |D| > DRIFT_TOLERANCE.
    */
   private driftAt(i: number, slot: number, h: number): void {
     const { set } = this;
@@ -822,7 +840,7 @@ export class NonsmoothContact implements OneStepProblem {
     this.drift[3 * i + 2] = dz;
     const acted = dx * dx + dy * dy + dz * dz > DRIFT_TOLERANCE * DRIFT_TOLERANCE;
     if (acted) this.shiftedCount++;
-    const w = acted ? 1 / h : 0;
+    const w = acted ? 1 / Math.max(h, this.takeBackTime) : 0;
     this.shift[2 * i] = w * (dx * f[o + 3] + dy * f[o + 4] + dz * f[o + 5]);
     this.shift[2 * i + 1] = w * (dx * f[o + 6] + dy * f[o + 7] + dz * f[o + 8]);
   }
