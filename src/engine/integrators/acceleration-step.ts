@@ -705,6 +705,20 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
    * projections' own (constrained-solve.ts shares the set's ProjectionWorkspace).
    */
   private massMetricFactored = false;
+  /**
+   * symmetricJoints with position-level rows: ‖Δa‖∞ and ‖ρ Y Δλ̃‖∞ (m/s², rad/s²) of the
+   * mixed system's solution for the joint rows' rounding alone, ±positionRoundingFloor a row
+   * (the rounding of C(x), POSITION_ROUNDING of the positions, over c_x), the balance rows
+   * 0: the corrections Newton cannot resolve below, measured with each fresh factorization
+   * (jointRoundingResponse; `iterate`, jointsAtNoise). 0: none measured.
+   */
+  private accelNoise = 0;
+  private jointNoise = 0;
+  /** Scratch of jointRoundingResponse: the rows' rounding, and the response (Δa, Δλ̃, ρ Y Δλ̃). */
+  private readonly noiseRows: Float64Array;
+  private readonly noiseLambda: Float64Array;
+  private readonly noiseAccel: Float64Array;
+  private readonly zeroForce: Float64Array;
 
   /**
    * @param lambda the multipliers' array, one per joint and motor row: the simulation's
@@ -731,6 +745,10 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
     this.rc = new Float64Array(m);
     this.ct = new Float64Array(m);
     this.zeroRows = new Float64Array(m);
+    this.noiseRows = new Float64Array(m);
+    this.noiseLambda = new Float64Array(m);
+    this.noiseAccel = new Float64Array(n);
+    this.zeroForce = new Float64Array(n);
     this.scratchLambda = new Float64Array(m);
     this.endImpulse = new Float64Array(m);
     this.velocityRows = new Float64Array(this.constraints?.G.values.length ?? 0);
@@ -2213,8 +2231,25 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
       }
       let dmax = 0;
       for (let i = 0; i < n; i++) dmax = Math.max(dmax, Math.abs(da[i]));
+      const daMax = dmax;
       if (c.symmetricJoints) dmax = Math.max(dmax, this.startDirections.change);
       const target = newtonTarget(newton, a, da, reference, stepError, n) + roundingFloor;
+      // The symmetric joints' corrections at their rounding: Δa and ρ Y Δλ̃ within the mixed
+      // system's response to the joint rows' own rounding (accelNoise, jointNoise). On the
+      // hanging chain of 160 links under k_p = 1e8 servos (servo-chain.test.ts) the first
+      // step's sub-step solves stalled with ‖Δa‖∞ about its target (2e-5 to 3e-5 rad/s², 1.2e-5
+      // of it positionRoundingFloor) while ‖ρ Y Δλ̃‖∞ wandered at 1.2e-4 to 4.4e-3 (rates θ 0.6
+      // to 2.3: noise, accepted through NOISE_FACTOR alone, 13 of 16 solves). The mixed
+      // system's LU solve is not the cause (its backward error 1e-18 to 1e-16, a refinement
+      // step moving Δa by 1e-15 of itself); the rows' rounding is: at positionRoundingFloor a
+      // row the response is 3e-6 to 4.9e-5 in Δa and 3.3e-3 to 2.5e-2 in ρ Y Δλ̃ there, the
+      // stalls at most 0.73 of it (the balance rows' rounding, ε times each row's largest
+      // terms, moves ρ Y Δλ̃ by 5e-7 only). The same chain of 40 links at k_p = 1e10 failed
+      // its first step even at h/16 without this test.
+      const jointsAtNoise =
+        c.symmetricJoints &&
+        daMax <= target + this.accelNoise &&
+        this.startDirections.change <= target + this.jointNoise;
       // θ = ‖Δa_k‖/‖Δa_{k−1}‖, the rate the iterations show (Hairer & Wanner, §IV.8):
       // converging at it, the error left after Δa_k is about θ/(1 − θ) ‖Δa_k‖, which
       // must meet the target (it accepts the iterate one correction earlier than
@@ -2239,6 +2274,7 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
       if (
         settled &&
         (dmax <= target ||
+          jointsAtNoise ||
           (affine &&
             (this.iteration.lastRelativeResidual === 0 ||
               (test.active && test.bounds(this.iteration.lastRelativeResidual * rk, target)))) ||
@@ -3431,7 +3467,7 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
       for (let i = 0; i < rc.length; i++) rc[i] = this.ct[i] - rc[i];
     }
     const t0 = performance.now();
-    if (c.symmetricJoints)
+    if (c.symmetricJoints) {
       this.startDirections.correct(
         set,
         this.constrained,
@@ -3443,7 +3479,14 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
         this.scratchLambda,
         this,
       );
-    else if (refactor) this.constrained.solve(rhs, rc, out, this.lambda);
+      if (refactor) {
+        if (this.positionLevelRows) this.jointRoundingResponse(c);
+        else {
+          this.accelNoise = 0;
+          this.jointNoise = 0;
+        }
+      }
+    } else if (refactor) this.constrained.solve(rhs, rc, out, this.lambda);
     else {
       // Chord: the factorization's G differs from the current one, so the solve must be
       // for increments of the whole residual R + Gᵀλ (current G and λ), λ += Δλ; solving
@@ -3538,6 +3581,29 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
     solver.factorGeneral(w, !c.symmetricJoints, rows);
     this.timing.assembly += t1 - t0;
     this.timing.solve += performance.now() - t1;
+  }
+
+  /**
+   * accelNoise, jointNoise ← ‖Δa‖∞, ‖ρ Y Δλ̃‖∞ of the factored mixed system
+   * (StartDirections.correct's) for the right-hand side [0; e], the balance rows 0 and
+   * e_k = ±positionRoundingFloor(c_x) (m/s², rad/s²) with a fixed pseudo-random sign a row
+   * (Knuth's multiplicative hash: rounding errors have no common sign). One solve with the
+   * factorization just made, no allocation.
+   */
+  private jointRoundingResponse(c: SchemeCoefficients): void {
+    const { noiseRows, noiseLambda, noiseAccel } = this;
+    const floor = this.positionRoundingFloor(c.cx);
+    for (let k = 0; k < noiseRows.length; k++)
+      noiseRows[k] = (Math.imul(k + 1, 2654435761) >>> 0) & 0x8000 ? floor : -floor;
+    this.constrained!.solveMixed(this.zeroForce, noiseRows, noiseAccel, noiseLambda);
+    let accel = 0;
+    for (let i = 0; i < noiseAccel.length; i++) accel = Math.max(accel, Math.abs(noiseAccel[i]));
+    this.accelNoise = accel;
+    this.startDirections.directionsOf(noiseLambda, noiseAccel);
+    let change = 0;
+    for (let i = 0; i < noiseAccel.length; i++)
+      change = Math.max(change, Math.abs(c.startForceWeight * noiseAccel[i]));
+    this.jointNoise = change;
   }
 
   /**
