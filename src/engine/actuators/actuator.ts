@@ -478,6 +478,11 @@ export class JointActuator implements ForceEffector {
     return this.scale;
   }
 
+  /** ForceEffector.lawAt: the effort τ at t and the current state, not applied. */
+  lawAt(t: number): number {
+    return this.effortAt(t);
+  }
+
   /** ForceEffector.coordinateAlong: g·x, the coordinate's change along x (a change of the unknown). */
   coordinateAlong(x: Float64Array): number {
     return this.coordinate.along(x);

@@ -132,6 +132,13 @@ export interface ForceEffector {
    */
   lawScale?(): number;
   /**
+   * With lawGain: the law's value τ (N·m or N, saturated) at t and the current state, as
+   * applyForces would apply it (its lead's included), applying nothing: Newton's linear
+   * model of it at the accepted unknown against the end state's reading
+   * (AccelerationStepper.lawRoundingWork).
+   */
+  lawAt?(t: number): number;
+  /**
    * For an effector unresolvedBy chose, the lead δ (s) of the (sub-)step: its stiffness's
    * displacement is measured at x + δ v, the position a backward-Euler step of that force
    * reaches (AccelerationStepper.holdStiffForces); a stiffness k then adds δ k to its

@@ -473,6 +473,19 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
    * step's start (ForceEffector.inverseInertiaAlong; servoLawsSettled), one per candidate.
    */
   private readonly stiffInverseInertia: Float64Array;
+  /**
+   * Per candidate (stiffCandidates), after a converged `solve` (N·m or N): the law's value
+   * at the accepted unknown by Newton's linear model, less its reading at the end state the
+   * solve left, where that difference is within the reading's rounding (endLaws); else 0.
+   * lawRoundingWork books it. The linear model at Newton's last iterate, first.
+   */
+  private readonly lawRounding: Float64Array;
+  /** The rounding of each candidate's law read at the end state (linearLaws). */
+  private readonly lawBand: Float64Array;
+  /** sys.stateVersion of the end state lawRounding belongs to; −1: none. */
+  private roundingVersion = -1;
+  /** Whether lawRounding holds the linear model of the accepted unknown (linearLaws). */
+  private lawsLinear = false;
   /** startMultipliers' coefficients (only its Rayleigh damping is read). */
   private readonly startCoefficients = new SchemeCoefficients();
   /** holdState's coefficients (c_x = c_v = 0, w = 1; reused: with compliant contacts at every step). */
@@ -766,6 +779,8 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
     this.stiffLed = new Float64Array(n);
     this.stiffCandidates = effectors.filter((e) => e.unresolvedBy !== undefined);
     this.stiffInverseInertia = new Float64Array(this.stiffCandidates.length);
+    this.lawRounding = new Float64Array(this.stiffCandidates.length);
+    this.lawBand = new Float64Array(this.stiffCandidates.length);
     this.stiffRates =
       this.constraints !== null && this.stiffCandidates.length > 0
         ? new StiffRateCorrection(this, this.stiffCandidates.length, m)
@@ -2002,6 +2017,87 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
   }
 
   /**
+   * At the accepted correction `da` of Newton's last iterate (the state applyUnknown left
+   * there, which its residual read): lawRounding ← each candidate servo's law there plus
+   * its linear change over the correction, τ_k − γ g·Δa, γ = −∂τ/∂(g·a) (ForceEffector
+   * .lawGain, its lead's included: the law falls as the coordinate's rate and value rise):
+   * the law the step's velocity update applied (endLaws); lawBand ← the rounding of its
+   * reading at the end, SERVO_ROUNDING (L_k + γ |g·a|), L_k the law's terms'
+   * magnitudes there (ForceEffector.lawScale) and the second its change along the accepted
+   * unknown a + Δa from the predictor's state (v_pred + c_v a, x_t + Δx_pred + c_x a).
+   * Only where the residual weighs the end forces alone (w = 1, no symmetric joints, whose
+   * start directions hold the start's forces): with a start share, (1 − w) f(t) and the
+   * unresolved servos' −ε f_s(t) (holdStiffForces) cancel their law's k_d q̇₀ in the
+   * residual to its rounding ε k_d q̇₀, which the correction Δa then carries into the model:
+   * under moreau-jean (θ = ½) endLaws' rod at k_d = 1e30 had its residual sum to 0 at the
+   * rounded end, Δa = 0 and the model the reading's 0 for the 600 N·m applied, and at 1e12
+   * the model booked 9.7e-7 J off where the reading left 4.8e-8 J.
+   */
+  private linearLaws(c: SchemeCoefficients, t: number, da: Float64Array): void {
+    if (c.w !== 1 || c.symmetricJoints) return;
+    const { a, lawRounding, lawBand } = this;
+    const candidates = this.stiffCandidates;
+    for (let i = 0; i < candidates.length; i++) {
+      const e = candidates[i];
+      const tau = e.lawAt?.(t) ?? 0;
+      const gain = e.lawGain?.(c.cx, c.cv) ?? 0;
+      const step = e.coordinateAlong?.(da) ?? 0;
+      lawRounding[i] = tau - gain * step;
+      lawBand[i] =
+        SERVO_ROUNDING *
+        ((e.lawScale?.() ?? 0) + gain * Math.abs((e.coordinateAlong?.(a) ?? 0) + step));
+    }
+    this.lawsLinear = true;
+  }
+
+  /**
+   * At the end state of a converged `solve` (t its time): lawRounding ← the linear model of
+   * each candidate's law (linearLaws) less the law read at that state, kept where the two
+   * differ by no more than the reading's rounding (lawBand), else 0. The end rate
+   * v_pred + c_v a cancels where a stiff damper stops a coordinate within the step: a rod
+   * spinning at q̇₀ under k_d with h k_d/I ≫ 1 ends at q̇₀ I/(I + h k_d), far below the
+   * rounding ε q̇₀ of that sum, and the law read there, k_d times a rounded rate, is off by
+   * up to ε k_d q̇₀ of the I q̇₀/h the step applied (a 1 kg·m² rod at 10 rad/s, 1/60 s,
+   * k_d = 1e30 read 0: the energy balance booked none of the 50 J it took). Newton's
+   * linear model has it from the unknown a, which the step's momentum balance M a = …
+   * holds to its solve's precision. Beyond the rounding the model is off itself (the
+   * joints' projection of the rates, stiff-rates.ts; a nonlinear law) and the reading stands.
+   */
+  private endLaws(t: number): void {
+    if (!this.newtonConverged || !this.lawsLinear) return;
+    const { lawRounding, lawBand } = this;
+    const candidates = this.stiffCandidates;
+    let any = false;
+    for (let i = 0; i < candidates.length; i++) {
+      const off = lawRounding[i] - (candidates[i].lawAt?.(t) ?? 0);
+      lawRounding[i] = Math.abs(off) <= lawBand[i] ? off : 0;
+      any ||= lawRounding[i] !== 0;
+    }
+    if (any) this.roundingVersion = this.sys.stateVersion;
+  }
+
+  /**
+   * The work (J) by which the candidate servos' end forces read at the current state fall
+   * short of what the last `solve` applied (endLaws), over a (sub-)step of h whose start
+   * and end velocities are v0 and v1, the end forces weighed by w as the energy balance
+   * weighs them (simulation/step-work.ts): −½ h w Σ δτ g·(v0 + v1). 0 unless the state is
+   * still that solve's end.
+   */
+  lawRoundingWork(h: number, w: number, v0: Float64Array, v1: Float64Array): number {
+    if (this.roundingVersion !== this.sys.stateVersion) return 0;
+    const candidates = this.stiffCandidates;
+    let work = 0;
+    for (let i = 0; i < candidates.length; i++) {
+      const off = this.lawRounding[i];
+      if (off === 0) continue;
+      const e = candidates[i];
+      const rates = (e.coordinateAlong?.(v0) ?? 0) + (e.coordinateAlong?.(v1) ?? 0);
+      work -= 0.5 * h * w * off * rates;
+    }
+    return work;
+  }
+
+  /**
    * Newton iterations on R(a) = 0 from the guess in `this.a` (fStart must hold f at t
    * when c.w < 1). Leaves the system at the end-of-step state of the final `a`.
    * Returns the number of iterations. `newtonConverged` tells whether the last correction
@@ -2098,6 +2194,8 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
       newton.maxIterations > 1 && this.constraints === null && this.dynamicEffectors.length === 0;
     this.iterating = newton.maxIterations > 1;
     let it = 0;
+    this.roundingVersion = -1;
+    this.lawsLinear = false;
     let rNorm = -1;
     let rFirst = -1;
     this.newtonConverged = newton.maxIterations === 1;
@@ -2225,6 +2323,7 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
       }
       if (newton.maxIterations === 1) {
         // the linearized step: one correction, nothing to test
+        if (!search) this.linearLaws(c, tEnd, da);
         for (let i = 0; i < n; i++) a[i] += da[i];
         it++;
         break;
@@ -2291,6 +2390,7 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
             dmax > 0.5 * dPrevious &&
             dmax <= NOISE_FACTOR * target))
       ) {
+        if (!search) this.linearLaws(c, tEnd, da);
         for (let i = 0; i < n; i++) a[i] += da[i];
         this.newtonConverged = true;
         it++;
@@ -2405,6 +2505,7 @@ export class AccelerationStepper implements NewtonStepper, StiffRateHost {
       this.newtonStalled = true;
     }
     this.applyUnknown(c, a);
+    this.endLaws(tEnd);
     // The end's free angular accelerations (endAngular, generalized-alpha's A_{n+1} on the
     // momentum rows: endFreeRates) at the accepted iterate, not the one before its last
     // correction Δa, whose residual they were computed with: a servo moves its torque by

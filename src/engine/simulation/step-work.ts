@@ -13,7 +13,10 @@
  *    forces), but a compliant contact the no-pull clamp holds at 0 at both ends of the step
  *    (or sub-step), which no scheme's velocities see: the elastic energy the clamp let go,
  *    U_s − U_e (compliant.ts, "The clamp's release"); or the integrator's own quadrature
- *    (Integrator.dissipatedWork: articulated's stages, of forcePower);
+ *    (Integrator.dissipatedWork: articulated's stages, of forcePower); where a servo's
+ *    damping stopped its joint within the step, the law read at the end state, k_d times a
+ *    rate that cancelled to its rounding, corrected to Newton's linear model of it
+ *    (AccelerationStepper.lawRoundingWork: backward Euler's and symplectic Euler's solves);
  *  - the solver's Rayleigh damping, −h v̄ · ((1 − w_R) R_t + w_R R_{t+h}) with its force
  *    R = −(r_M M + r_K K) v at each end, as the scheme weighs it: newmark's and
  *    generalized-alpha's with their forceWeight (their memory's a_t holds R_t), the
@@ -478,7 +481,7 @@ export class StepWork implements SubstepObserver {
               (1 - wr) * r0[i] +
               wr * r1[i]);
         if (lag !== null) this.carryLag(lag, null, null);
-        return 0.5 * h * work;
+        return 0.5 * h * work + this.src.stepper.lawRoundingWork(h, w, v0, v1);
       }
       const hPart = this.stepSize * (end - this.partCovered);
       for (let i = 0; i < f1.length; i++)
@@ -507,7 +510,7 @@ export class StepWork implements SubstepObserver {
           (1 - wr) * r0[i] +
           wr * r1[i]);
     if (lag !== null) this.carryLag(lag, c0, c1);
-    return 0.5 * h * work + released;
+    return 0.5 * h * work + released + this.src.stepper.lawRoundingWork(h, w, v0, v1);
   }
 
   /**

@@ -52,7 +52,13 @@ function setup(
   const rayleighForce = (rM: number, _rK: number, out: Float64Array) => {
     for (let i = 0; i < 6; i++) out[i] = -rM * MASS[i] * sys.vel[i];
   };
-  const stepper = { removedEnergy: 0, rayleighForce, stiffForceChange: () => false };
+  // (no servos: nothing of AccelerationStepper.lawRoundingWork)
+  const stepper = {
+    removedEnergy: 0,
+    rayleighForce,
+    stiffForceChange: () => false,
+    lawRoundingWork: () => 0,
+  };
   const constraints = { numRows: 0, timeDependent: false };
   const work = new StepWork({
     system: sys,
@@ -350,6 +356,7 @@ describe("StepWork with compliant contact's no-pull clamp", () => {
         removedEnergy: 0,
         stiffnessPower: () => 0,
         stiffForceChange: () => false,
+        lawRoundingWork: () => 0,
       } as unknown as AccelerationStepper,
       constraints: { numRows: 0, timeDependent: false } as unknown as Constraints,
       lambda: new Float64Array(0),
