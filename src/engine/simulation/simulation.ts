@@ -193,6 +193,9 @@ export interface SimulationPatch {
  */
 const OPEN_JOINT = 1e-2;
 
+/** The stiffest servos a failed step's message names (Simulation.stiffServos), the rest counted. */
+const STIFF_SERVOS_NAMED = 5;
+
 export class Simulation {
   readonly model: ModelSpec;
   readonly system: BodySystem;
@@ -892,12 +895,22 @@ export class Simulation {
    * the other stiff forces implicitly too.
    */
   private stiffServos(h: number): string {
-    const named: string[] = [];
+    const stiff: { a: JointActuator; hl: number }[] = [];
     for (const a of this.actuation.actuators) {
       const hl = h * a.fastestRate();
-      if (hl > 1) named.push(`"${a.id}" (h·max(kd/I, √(kp/I)) = ${hl.toPrecision(3)})`);
+      if (hl > 1) stiff.push({ a, hl });
     }
-    if (named.length === 0) return "";
+    if (stiff.length === 0) return "";
+    // the stiffest first, at most STIFF_SERVOS_NAMED of them (a 160-link chain of servos
+    // named every one)
+    stiff.sort((x, y) => y.hl - x.hl);
+    const named = stiff.slice(0, STIFF_SERVOS_NAMED).map(({ a, hl }) => {
+      // a velocity servo's gain is k_v (held as its kd), a position servo's k_p and k_d
+      const bound = a.type === "velocity" ? "h·kv/I" : "h·max(kd/I, √(kp/I))";
+      return `"${a.id}" (${bound} = ${hl.toPrecision(3)})`;
+    });
+    const more = stiff.length - named.length;
+    if (more > 0) named.push(`and ${more} more`);
     const hint =
       this.resolved.integrator === "articulated"
         ? "articulated takes only servos implicitly, its other forces explicitly: generalized-alpha takes them all implicitly, or a shorter dt"

@@ -17,7 +17,7 @@ import { describe, expect, it } from "vitest";
 import { Input } from "../../../schemas/input";
 import type { ModelInput } from "../../../schemas/model";
 import { loadModel } from "../../../src/engine/index";
-import { hangingChain, rodPendulum } from "../../support/models";
+import { hangingChain, positionServos, rodPendulum, servoChainLinks } from "../../support/models";
 
 const m = 2;
 const L = 0.6;
@@ -445,6 +445,34 @@ describe("servos at extreme gains under newmark and generalized-alpha converge e
     );
     // the last good state is kept
     expect(message).toMatch(new RegExp(`^step ${sim.stepCount + 1} failed: newmark: `));
+  });
+
+  it("the message names the stiffest five, a velocity servo by its k_v, and counts the rest", () => {
+    // 8 hinged links (servoChainLinks: 1 kg, I = 0.021 kg·m² about the hinges' axes), seven
+    // position servos at k_p = 1e26 and a velocity servo at k_v = 1e26 on the last hinge,
+    // which turns two links: 1/Ĩ = gᵀM⁻¹g = 2/0.021 with the joints free, h k_v/Ĩ = 1.59e26
+    // (a 160-link chain's message named all 160)
+    const { bodies, joints } = servoChainLinks(8);
+    const h = 1 / 60;
+    const sim = loadModel({
+      bodies,
+      joints,
+      actuators: [
+        ...positionServos(joints.slice(0, 7), 0.3, 1e26, 0),
+        { id: "v", joint: joints[7].id, type: "velocity", target: 1, kv: 1e26 },
+      ],
+      solver: { integrator: "newmark", dt: h, beta: 0.3, gamma: 0.5 },
+    });
+    let message = "";
+    try {
+      sim.step(5);
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    const named = message.slice(message.indexOf("servos stiffer than the step resolves: "));
+    expect(named).toContain(`"v" (h·kv/I = ${((h * 1e26 * 2) / 0.021).toPrecision(3)}), "s`);
+    expect(named.match(/"[^"]+" \(h·/g)).toHaveLength(5);
+    expect(named).toContain(", and 3 more (");
   });
 });
 
