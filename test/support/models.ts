@@ -1002,6 +1002,41 @@ export function mimicSliders(solver: NonNullable<ModelInput["solver"]>): ModelIn
 }
 
 /**
+ * A box (mass kg, half extents [b, depth, c] m, long side x) standing on its edge
+ * (b, ·, −c) at the origin of a floor plane z = 0, turned by `tilt` (rad) about y so that it
+ * rocks about that edge; gravity −g along z; nonsmooth contact with the given restitution and
+ * friction; moreau-jean at `dt` (absent: the default step).
+ */
+export function boxOnEdge(o: {
+  mass: number;
+  halfExtents: Vec3;
+  tilt: number;
+  g: number;
+  restitution: number;
+  friction: number;
+  dt?: number;
+}): ModelInput {
+  const [b, , c] = o.halfExtents;
+  const a = o.tilt;
+  return {
+    gravity: [0, 0, -o.g],
+    bodies: [
+      { id: "floor", fixed: true, shapes: [{ type: "plane", normal: [0, 0, 1], offset: 0 }] },
+      {
+        id: "box",
+        mass: o.mass,
+        position: [-(b * Math.cos(a) - c * Math.sin(a)), 0, b * Math.sin(a) + c * Math.cos(a)],
+        orientation: [Math.cos(a / 2), 0, Math.sin(a / 2), 0],
+        shapes: [{ type: "box", halfExtents: o.halfExtents }],
+      },
+    ],
+    contact: { method: "nsc", restitution: o.restitution, friction: o.friction },
+    solver:
+      o.dt === undefined ? { integrator: "moreau-jean" } : { integrator: "moreau-jean", dt: o.dt },
+  };
+}
+
+/**
  * A double pendulum: two rods r1, r2 (1 kg, 1 m along x, HINGED_ROD_INERTIA) in a row from
  * the origin, straight out along +x at rest, on the revolute joints p1 (ground–r1) and p2
  * (r1–r2) about y; default gravity; `solver` as given.

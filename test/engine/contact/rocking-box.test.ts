@@ -26,8 +26,8 @@
  * 0.074 rad, ΔE −0.0385 J of 0.142 J.
  */
 import { describe, expect, it } from "vitest";
-import type { ModelInput } from "../../../schemas/model";
 import { loadModel } from "../../../src/engine/index";
+import { boxOnEdge } from "../../support/models";
 
 const g = 9.81;
 const m = 1;
@@ -56,26 +56,17 @@ function quarterTime(b: number, c: number, fixed: boolean): number {
 
 /** The box's flat landings, worst figures over T (file comment). */
 function rock(b: number, c: number, friction: number) {
-  const sim = loadModel({
-    gravity: [0, 0, -g],
-    bodies: [
-      { id: "floor", fixed: true, shapes: [{ type: "plane", normal: [0, 0, 1], offset: 0 }] },
-      {
-        id: "box",
-        mass: m,
-        // the edge (b, ·, −c) at the origin on the floor, turned by α₀ about y
-        position: [
-          -(b * Math.cos(alpha0) - c * Math.sin(alpha0)),
-          0,
-          b * Math.sin(alpha0) + c * Math.cos(alpha0),
-        ],
-        orientation: [Math.cos(alpha0 / 2), 0, Math.sin(alpha0 / 2), 0],
-        shapes: [{ type: "box", halfExtents: [b, 0.1, c] }],
-      },
-    ],
-    contact: { method: "nsc", restitution: 1, friction },
-    solver: { integrator: "moreau-jean", dt: h },
-  } as ModelInput);
+  const sim = loadModel(
+    boxOnEdge({
+      mass: m,
+      halfExtents: [b, 0.1, c],
+      tilt: alpha0,
+      g,
+      restitution: 1,
+      friction,
+      dt: h,
+    }),
+  );
   const E0 = sim.state().energy.total;
   const landings: number[] = [];
   let amplitude = 0;

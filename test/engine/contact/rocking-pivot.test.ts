@@ -20,8 +20,8 @@
  * 10 s, 1.5e-5 m a landing).
  */
 import { describe, expect, it } from "vitest";
-import type { ModelInput } from "../../../schemas/model";
 import { loadModel } from "../../../src/engine/index";
+import { boxOnEdge } from "../../support/models";
 
 const g = 9.81;
 const m = 1;
@@ -56,26 +56,16 @@ describe("a box rocking on an edge friction holds (μ = 1, e = 1, 20 s)", () => 
     // the pivot must stick: μ above the closed form's need while rocking and at landings
     const ratio = pivotFrictionRatio();
     expect(Math.max(ratio, c / b)).toBeLessThan(0.8 * mu);
-    const sim = loadModel({
-      gravity: [0, 0, -g],
-      bodies: [
-        { id: "floor", fixed: true, shapes: [{ type: "plane", normal: [0, 0, 1], offset: 0 }] },
-        {
-          id: "box",
-          mass: m,
-          // the edge (b, ·, −c) at the origin on the floor, turned by α₀ about y
-          position: [
-            -(b * Math.cos(alpha0) - c * Math.sin(alpha0)),
-            0,
-            b * Math.sin(alpha0) + c * Math.cos(alpha0),
-          ],
-          orientation: [Math.cos(alpha0 / 2), 0, Math.sin(alpha0 / 2), 0],
-          shapes: [{ type: "box", halfExtents: [b, 0.15, c] }],
-        },
-      ],
-      contact: { method: "nsc", restitution: 1, friction: mu },
-      solver: { integrator: "moreau-jean" },
-    } as ModelInput);
+    const sim = loadModel(
+      boxOnEdge({
+        mass: m,
+        halfExtents: [b, 0.15, c],
+        tilt: alpha0,
+        g,
+        restitution: 1,
+        friction: mu,
+      }),
+    );
     const E0 = sim.state().energy.total;
     let slide = 0;
     let energy = 0;
