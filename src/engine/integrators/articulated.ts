@@ -30,9 +30,10 @@
  * costs six evaluations of the forces and the articulated-body algorithm; its
  * accelerations also start the next step (IntegratorMemory.acceleration) unless the state
  * or the forces were changed in between, or a motor drives a joint (then a step costs one
- * evaluation more). A step of a model under gravity, springs and dampers alone (no motor,
- * actuator, limit, load or compliant contact) ends with each piece's energy balance, its
- * start's T + V less its dampers' work over the step, its velocities projected onto it
+ * evaluation more). A step of a model under gravity, springs, dampers, joint servos and
+ * loads (no motor, compliant joint limit or compliant contact), its servos explicit, ends
+ * with each piece's energy balance, its start's T + V (with its servos' stored functions)
+ * less its non-conservative forces' work over the step, its velocities projected onto it
  * (`keepEnergy`, articulated-energy.ts): the pair's energy errors, each within the
  * tolerance, otherwise add up with the time (the whip example +0.13 J by 600 s).
  *
@@ -169,6 +170,25 @@ const STABLE_STEP = 3;
  */
 const ENERGY_RETRY_TOLERANCE = 0.1;
 const ENERGY_RETRIES = 3;
+/**
+ * The largest |W_g|/T_g (W_g a group's non-conservative work over the step, T_g its kinetic
+ * energy at the end) at which keepEnergy scales the group: its quadrature's relative error
+ * on W_g comes out W_g/T_g times larger in T_g, and a group whose forces take out more
+ * than its kinetic energy each step (an overdamped servo's creep) is dissipative enough
+ * not to drift. A stiff position servo on a rod (articulated.test.ts, "a servo whose
+ * damping the sub-steps barely resolve": W/T ≈ 30 a step at h = 0.1 ms, ≈ 300 at 1 ms) scaled had its rate
+ * 3.0e-4 rad/s off at h = 0.1 ms, where the steps left as they are are 1.4e-6 off.
+ */
+const WORK_SHARE = 1;
+/**
+ * keepEnergy's states of a group: within the rounding or at rest (KEEP_NONE), scaled with
+ * its change bounded within the step's estimate (KEEP_SCALE), its change to be measured
+ * (KEEP_MEASURE), out of reach or beyond the estimate (KEEP_LEFT).
+ */
+const KEEP_NONE = 0;
+const KEEP_SCALE = 1;
+const KEEP_MEASURE = 2;
+const KEEP_LEFT = 3;
 /**
  * The energy defect |E_start − V_end − T_end| (J) `keepEnergy` leaves, as a fraction of
  * |E_start| + |V_end| + T_end: the rounding of the sums of a few hundred bodies' terms
@@ -352,18 +372,21 @@ export class ArticulatedIntegrator implements Integrator {
   /**
    * The groups whose energy balance a step keeps (`keepEnergy`; articulated-energy.ts), or
    * null where the model's balance involves work from outside: a motor (a prescribed
-   * rate's work), compliant contact, a force other than gravity, springs and dampers.
+   * rate's work), compliant contact, a compliant joint limit, a force that is not one of
+   * EnergyGroups' (articulated-energy.ts).
    */
   private readonly groups: EnergyGroups | null;
   /** Per group: T + V at the step's start (J), and T, V at its end (keepEnergy). */
   private readonly energyStart: Float64Array;
   private readonly kineticEnd: Float64Array;
   private readonly potentialEnd: Float64Array;
-  /** Per group: the scale keepEnergy puts on its velocities. */
-  private readonly groupScale: Float64Array;
+  /** Per group: the scale keepEnergy puts on its velocities, and its KEEP_* state. */
+  private readonly scale: Float64Array;
+  private readonly keepState: Uint8Array;
   /**
-   * Per group: its damping power at each stage of the running sub-step (W, stage k at
-   * k · count + g), and the work its accepted sub-steps integrated over the step (J).
+   * Per group: its power (EnergyGroups.power) at each stage of the running sub-step (W,
+   * stage k at k · count + g), and the work its accepted sub-steps integrated over the
+   * step (J).
    */
   private readonly groupPower: Float64Array;
   private readonly groupWork: Float64Array;
@@ -461,7 +484,8 @@ export class ArticulatedIntegrator implements Integrator {
     this.energyStart = new Float64Array(count);
     this.kineticEnd = new Float64Array(count);
     this.potentialEnd = new Float64Array(count);
-    this.groupScale = new Float64Array(count);
+    this.scale = new Float64Array(count);
+    this.keepState = new Uint8Array(count);
     this.groupPower = new Float64Array(this.groups?.damps ? 7 * count : 0);
     this.groupWork = new Float64Array(count);
     let lightest = Number.POSITIVE_INFINITY;
@@ -576,15 +600,17 @@ export class ArticulatedIntegrator implements Integrator {
       this.evaluate(y, u, 0);
       work = before - kineticEnergy(tree.sys);
     }
-    // each group's T + V at the step's start, which its step ends with less its dampers'
+    // each group's T + V at the step's start, which its step ends with less its forces'
     // work (keepEnergy)
+    // (explicit steps only: an implicit step's servos are not the forces the groups' power
+    // reads, `evaluate`)
     const tol = this.params.stepTolerance;
     const groups = this.groups;
-    const keep = groups !== null && tol !== null;
-    if (keep) {
+    let keep = groups !== null && tol !== null && !implicit;
+    if (keep && groups !== null) {
       const { energyStart, potentialEnd } = this;
       groups.kinetic(energyStart);
-      groups.potential(potentialEnd);
+      groups.potential(potentialEnd, t);
       for (let g = 0; g < groups.count; g++) energyStart[g] += potentialEnd[g];
     }
     // Φ at the step's start (the stored functions' change is booked whole, at the end)
@@ -603,30 +629,23 @@ export class ArticulatedIntegrator implements Integrator {
       this.uStart.set(u);
     }
     let accepted = this.advance(t, h, implicit, tol);
-    if (accepted < 0) {
-      // (see `advance`): the step again from its start with the servos implicit
-      implicit = true;
-      this.splitting = true;
-      y.set(this.yStart);
-      u.set(this.uStart);
-      tree.setState(y, u, t, false);
-      this.guideHinges(y);
-      this.stageTime = t;
-      this.evaluate(y, u, 0);
-      accepted = this.advance(t, h, true, tol);
-    }
-    if (keep) {
-      let tighter = tol;
-      for (let k = 0; !this.keepEnergy(h, accepted, tighter) && k < ENERGY_RETRIES; k++) {
+    if (keep && accepted >= 0) {
+      let tighter = tol as number;
+      for (let k = 0; !this.keepEnergy(t, h, accepted, tighter) && k < ENERGY_RETRIES; k++) {
         tighter *= ENERGY_RETRY_TOLERANCE;
-        this.y.set(this.yStart);
-        this.u.set(this.uStart);
-        tree.setState(this.y, this.u, t, false);
-        this.guideHinges(this.y);
-        this.stageTime = t;
-        this.evaluate(this.y, this.u, 0);
+        this.restart(t, false);
         accepted = this.advance(t, h, false, tighter);
+        // (a servo the tighter sub-steps run past MAX_ATTEMPTS: taken implicitly below)
+        if (accepted < 0) break;
       }
+    }
+    if (accepted < 0) {
+      // (see `advance`): the step again from its start with the servos implicit, its
+      // energy as the implicit sub-steps leave it
+      implicit = true;
+      keep = false;
+      this.restart(t, true);
+      accepted = this.advance(t, h, true, tol);
     }
     const worst = this.worstError;
     work += this.substepWork;
@@ -672,11 +691,26 @@ export class ArticulatedIntegrator implements Integrator {
   }
 
   /**
+   * The step's start again (yStart, uStart, kept by `step`), its first stage evaluated, for
+   * `advance` to take the step anew: with the servos implicit where `implicit`.
+   */
+  private restart(t: number, implicit: boolean): void {
+    this.splitting = implicit;
+    this.y.set(this.yStart);
+    this.u.set(this.uStart);
+    this.tree.setState(this.y, this.u, t, false);
+    this.guideHinges(this.y);
+    this.stageTime = t;
+    this.evaluate(this.y, this.u, 0);
+  }
+
+  /**
    * A step ends with each group's energy balance (`groups`, articulated-energy.ts: the
    * pieces joined by joints or springs): the velocities of group g at the step's end are
    * scaled by s_g = √((E_g − V_g,end)/T_g,end), so that T_g,end + V_g,end = E_g, where
-   * E_g = T_g + V_g at the step's start less W_g, the work its dampers took out over the
-   * step (their power P_g integrated by the accepted sub-steps' fifth-order weights at
+   * E_g = T_g + V_g at the step's start less W_g, the work its non-conservative forces took
+   * out over the step, V_g with its servos' stored functions Φ (articulated-energy.ts;
+   * their power P_g, less Φ̇, integrated by the accepted sub-steps' fifth-order weights at
    * their stages, hh Σ b_k P_g(Y_k): the same Runge–Kutta step applied to Ẇ_g = P_g, so
    * that E_g(y) + W_g is the first integral of the augmented system, kept as any other).
    * At the end's configuration the scaling is the projection onto that energy surface
@@ -703,8 +737,11 @@ export class ArticulatedIntegrator implements Integrator {
    * errors are (tree.largestDisplacement, δu over the step or 5 ms), at most the sum of
    * the accepted sub-steps' estimates (errorSum). Beyond it, or where no scaling reaches
    * E_g (V_g,end above it), the step is taken again by the caller at a tighter tolerance
-   * (false) where that tightens it, else left as it is, every group (keepEnergy's last
-   * test; the groups' changes measured at once, as one δu). A defect
+   * (false) where that tightens it, else that group is left as it is and the others
+   * scaled (the groups' changes measured at once, as one δu, and where that is beyond the
+   * estimate each measured group's alone; one group's left step had held back every
+   * other's projection). So is a group whose forces did more work over the step than its
+   * kinetic energy (WORK_SHARE). A defect
    * within the energies' rounding (ENERGY_ROUNDING) is left: at rest, scaling by it would
    * follow the rounding of V with the velocities.
    *
@@ -714,41 +751,47 @@ export class ArticulatedIntegrator implements Integrator {
    * step's is projected in turn (evaluated afresh instead, a step would cost one
    * evaluation more).
    */
-  private keepEnergy(h: number, accepted: number, tol: number): boolean {
+  private keepEnergy(t: number, h: number, accepted: number, tol: number): boolean {
     const { tree, u, du, energyStart, kineticEnd, potentialEnd, groupWork } = this;
     const groups = this.groups as EnergyGroups;
-    const scale = this.groupScale;
+    const { scale, keepState } = this;
     const sys = tree.sys;
     groups.kinetic(kineticEnd);
-    groups.potential(potentialEnd);
+    groups.potential(potentialEnd, t + h);
     // the change's size as the error control measures it (m), against the step's own
     // estimated error and its tolerance
     const estimate = this.errorSum;
     const allowed = accepted * tol;
     const horizon = Math.max(h, VELOCITY_ERROR_HORIZON);
-    // some group's change beyond the estimate by its bound below (then measured), or out
-    // of reach; and whether a group is scaled at all
+    // each group's scale and state (KEEP_*); whether some group's change is beyond the
+    // estimate by its bound below (then measured), and whether some group is left
     let measure = false;
-    let reach = true;
+    let left = false;
     let scaled = false;
     for (let g = 0; g < groups.count; g++) {
       scale[g] = 1;
+      keepState[g] = KEEP_NONE;
       const kinetic = kineticEnd[g];
       const potential = potentialEnd[g];
-      // the balance: the start's energy less what the group's dampers took out
+      // the balance: the start's energy less what the group's non-conservative forces took out
       const target = energyStart[g] - groupWork[g];
-      const left = target - potential;
+      const rest = target - potential;
       if (
-        Math.abs(left - kinetic) <=
+        Math.abs(rest - kinetic) <=
         ENERGY_ROUNDING * (Math.abs(target) + Math.abs(potential) + kinetic)
       )
         continue;
-      // (at rest there is nothing to scale)
-      if (!(kinetic > 0)) continue;
+      // (at rest there is nothing to scale; a group whose forces took out or put in more
+      // than its kinetic energy over the step is left, WORK_SHARE)
+      if (!(kinetic > 0) || Math.abs(groupWork[g]) > WORK_SHARE * kinetic) continue;
       // V above the target (a position error at a turning point): no scaling reaches it,
       // the nearest being to rest (s = 0), whose size decides between a retry and leaving it
-      if (!(left > 0)) reach = false;
-      const s = left > 0 ? Math.sqrt(left / kinetic) : 0;
+      if (!(rest > 0)) {
+        keepState[g] = KEEP_LEFT;
+        left = true;
+        continue;
+      }
+      const s = Math.sqrt(rest / kinetic);
       scale[g] = s;
       scaled = true;
       // a body's √(δx² + δθᵀIδθ/m) is at most √(2 (s − 1)² T / m) over the horizon (its
@@ -756,40 +799,51 @@ export class ArticulatedIntegrator implements Integrator {
       // within the estimate, the pass over the tree is spared (S2-100: the projection 68 →
       // 27 µs a step against 1.7 ms of its evaluations, both timed under a load of 24 on 2
       // cores)
-      if (horizon * Math.abs(s - 1) * Math.sqrt((2 * kinetic) / this.lightest) > estimate)
+      if (horizon * Math.abs(s - 1) * Math.sqrt((2 * kinetic) / this.lightest) > estimate) {
+        keepState[g] = KEEP_MEASURE;
         measure = true;
+      } else keepState[g] = KEEP_SCALE;
     }
-    if (!scaled) return true;
-    let size = 0;
-    if (measure) {
-      // (du: readStiffness's scratch, free after the sub-steps; the groups' changes at
-      // once, the largest body's the largest group's)
-      const uGroup = groups.uGroup;
-      for (let i = 0; i < u.length; i++) du[i] = (scale[uGroup[i]] - 1) * u[i];
-      size = tree.largestDisplacement(this.y, this.zeros, du, horizon);
-    }
-    // beyond the step's estimate (or out of reach): taken again at a tighter tolerance
-    // where that tightens the step, its estimate above the tighter tolerance (a crack of
-    // the whip or a fast swing of the chain its sub-steps barely resolve); else left as it
-    // is, every group (a resolved swing's turning point, where the positions' error, ~1e-13
-    // m, would be put into the small velocities: the compound pendulum of
-    // articulated.test.ts with the change allowed up to the tolerance ran 2.8e-9 of its
-    // period off, 3e-10 unchanged)
-    if (size > estimate || !reach) return !(estimate > ENERGY_RETRY_TOLERANCE * allowed);
     const uGroup = groups.uGroup;
-    for (let i = 0; i < u.length; i++) u[i] *= scale[uGroup[i]];
-    // the bodies' velocities are linear in u (no motor drives a joint): scaled alike
-    const { vel, omega } = sys;
-    const slotGroup = groups.slotGroup;
-    for (let i = 0; i < tree.numSlots; i++) {
-      const b = 3 * tree.body[i];
-      const s = scale[slotGroup[i]];
-      for (let d = 0; d < 3; d++) {
-        vel[b + d] *= s;
-        omega[b + d] *= s;
+    if (measure) {
+      // (du: readStiffness's scratch, free after the sub-steps) the groups' changes at once,
+      // the largest body's the largest group's; beyond the estimate, each measured group's
+      // own (its subtree alone moves: du is 0 outside it)
+      for (let i = 0; i < u.length; i++) du[i] = (scale[uGroup[i]] - 1) * u[i];
+      if (tree.largestDisplacement(this.y, this.zeros, du, horizon) > estimate)
+        for (let g = 0; g < groups.count; g++) {
+          if (keepState[g] !== KEEP_MEASURE) continue;
+          for (let i = 0; i < u.length; i++) du[i] = uGroup[i] === g ? (scale[g] - 1) * u[i] : 0;
+          if (tree.largestDisplacement(this.y, this.zeros, du, horizon) > estimate) {
+            scale[g] = 1;
+            left = true;
+          }
+        }
+    }
+    // the groups within it scaled, each on its own (a group beyond it does not hold back
+    // the others' projection)
+    if (scaled) {
+      for (let i = 0; i < u.length; i++) u[i] *= scale[uGroup[i]];
+      // the bodies' velocities are linear in u (no motor drives a joint): scaled alike
+      const { vel, omega } = sys;
+      const slotGroup = groups.slotGroup;
+      for (let i = 0; i < tree.numSlots; i++) {
+        const b = 3 * tree.body[i];
+        const s = scale[slotGroup[i]];
+        for (let d = 0; d < 3; d++) {
+          vel[b + d] *= s;
+          omega[b + d] *= s;
+        }
       }
     }
-    return true;
+    // a group beyond the step's estimate (or out of reach): the step taken again at a
+    // tighter tolerance where that tightens it, its estimate above the tighter tolerance
+    // (a crack of the whip or a fast swing of the chain its sub-steps barely resolve);
+    // else that group left as it is (a resolved swing's turning point, where the
+    // positions' error, ~1e-13 m, would be put into the small velocities: the compound
+    // pendulum of articulated.test.ts with the change allowed up to the tolerance ran
+    // 2.8e-9 of its period off, 3e-10 unchanged)
+    return !left || !(estimate > ENERGY_RETRY_TOLERANCE * allowed);
   }
 
   /**
@@ -934,10 +988,10 @@ export class ArticulatedIntegrator implements Integrator {
             work -= (this.servos as ImplicitServos).substepWork(u);
           P[0] = P[6];
         }
-        // each group's damping work, by the same weights (the groups are only kept on
-        // explicit steps: a servo is not a force they take)
+        // each group's non-conservative work, by the same weights (the groups are only kept
+        // on explicit steps: an implicit one's stages leave its servos' forces out)
         const Pg = this.groupPower;
-        if (Pg.length > 0) {
+        if (Pg.length > 0 && !implicit) {
           const n = this.groupWork.length;
           for (let g = 0; g < n; g++) {
             let w = 0;
@@ -1263,8 +1317,8 @@ export class ArticulatedIntegrator implements Integrator {
       if (this.splitting && this.power !== null) p -= (this.servos as ImplicitServos).power(t);
       this.stagePower[k] = p;
     }
-    // each group's damping power, for its energy balance (keepEnergy)
-    if (this.groupPower.length > 0) {
+    // each group's power, for its energy balance (keepEnergy; explicit steps only)
+    if (this.groupPower.length > 0 && !this.splitting) {
       const groups = this.groups as EnergyGroups;
       groups.power(t, this.groupPower, k * groups.count);
     }

@@ -10,8 +10,10 @@
  * c_l |v|² + c_a |ω|².
  */
 import { describe, expect, it } from "vitest";
+import { createActuation } from "../../../src/engine/actuators/build";
 import { buildTree } from "../../../src/engine/dynamics/articulated-body";
 import { createForceEffectors } from "../../../src/engine/forces/build";
+import type { ForceEffector } from "../../../src/engine/forces/effector";
 import { potentialEnergy } from "../../../src/engine/forces/energy";
 import { loadModel } from "../../../src/engine/index";
 import { EnergyGroups } from "../../../src/engine/integrators/articulated-energy";
@@ -104,7 +106,7 @@ describe("articulated's energy groups", () => {
     expect(out[ga]).toBeCloseTo(sum("a", T), 14);
     expect(out[gb]).toBeCloseTo(sum("b", T), 14);
     expect(out[ga] + out[gb]).toBeCloseTo(kineticEnergy(sys), 14);
-    groups.potential(out);
+    groups.potential(out, 0);
     expect(out[ga]).toBeCloseTo(sum("a", V), 14);
     expect(out[gb]).toBeCloseTo(sum("b", V), 14);
     const power = new Float64Array(5);
@@ -129,7 +131,7 @@ describe("articulated's energy groups", () => {
     expect(groups.count).toBe(1);
     expect(groups.damps).toBe(false);
     const out = new Float64Array(1);
-    groups.potential(out);
+    groups.potential(out, 0);
     // the tips 1 m apart (the chains' planes): ½ k (1 − 0.5)² beside the links' m g z = 0
     expect(out[0]).toBeCloseTo(0.5 * k * 0.25, 12);
     expect(out[0]).toBe(potentialEnergy(effectors));
@@ -151,16 +153,72 @@ describe("articulated's energy groups", () => {
     expect(groups.count).toBe(2);
     const ga = groups.slotGroup[Array.from(tree.body).indexOf(body("a0"))];
     const out = new Float64Array(2);
-    groups.potential(out);
+    groups.potential(out, 0);
     // the centres 2 L apart: ½ k (2 L − 0.3)² in chain a's, nothing in b's (at z = 0)
     expect(out[ga]).toBeCloseTo(0.5 * k * (2 * L - 0.3) ** 2, 12);
     expect(out[1 - ga]).toBe(0);
   });
 
-  it("a force doing work from outside (a load) keeps no energy", () => {
-    const { tree, effectors } = setUp([
-      { id: "push", type: "pointForce", at: { body: "a2" }, force: [1, 0, 0] },
+  it("servos and a load: each in its joint's or body's group, V + Φ and P − Φ̇", () => {
+    // a velocity servo at a's first hinge (q̇ = ω_y of a0); a position servo toward 0.2 rad
+    // at b's second (q̇ = ω_y(b1) − ω_y(b0), q = 0 in the model pose); a constant world
+    // load on a2's tip
+    const [kv, target, kp, kd] = [0.03, 0.5, 2, 0.04];
+    const f: [number, number, number] = [0.4, -0.3, 0.2];
+    const {
+      sys,
+      tree,
+      body,
+      effectors: forces,
+    } = setUp([
+      { id: "push", type: "pointForce", at: { body: "a2", point: [0, 0, L / 2] }, force: f },
     ]);
-    expect(EnergyGroups.of(tree, effectors)).toBeNull();
+    const sim = loadModel({
+      gravity: [0, 0, -G],
+      bodies: [...chain("a", 0).bodies, ...chain("b", 1).bodies],
+      joints: [...chain("a", 0).joints, ...chain("b", 1).joints],
+      actuators: [
+        { id: "spin", type: "velocity", joint: "aj0", kv, target },
+        { id: "hold", type: "position", joint: "bj1", kp, kd, target: 0.2 },
+      ],
+      solver: { integrator: "articulated" },
+    });
+    // (sim: the actuators parsed, built on setUp's bodies)
+    const { actuators } = createActuation(sim.model.joints, sim.model.actuators, sys);
+    const effectors = [...forces, ...actuators];
+    const groups = EnergyGroups.of(tree, effectors) as EnergyGroups;
+    expect(groups).not.toBeNull();
+    expect(groups.count).toBe(2);
+    expect(groups.damps).toBe(true);
+    const slotOf = (id: string) => Array.from(tree.body).indexOf(body(id));
+    const ga = groups.slotGroup[slotOf("a0")];
+    const gb = groups.slotGroup[slotOf("b0")];
+    // V: the links' m g z are 0 (z = 0); a's the load's −f·x at a2's tip (3 L, 0, 0), b's
+    // the servo's ½ k_p (0 − 0.2)²
+    const V = new Float64Array(2);
+    groups.potential(V, 0);
+    expect(V[ga]).toBeCloseTo(-f[0] * 3 * L, 14);
+    expect(V[gb]).toBeCloseTo(0.5 * kp * 0.04, 14);
+    // P: a's the velocity servo's −k_v (q̇* − q̇) q̇ (the load's work is its potential's); b's
+    // the servo's k_d q̇² (its −τ q̇ less Φ̇ = k_p e q̇)
+    const w = (id: string) => sys.omega[3 * body(id) + 1];
+    const qa = w("a0");
+    const qb1 = w("b1") - w("b0");
+    const P = new Float64Array(2);
+    groups.power(0, P, 0);
+    expect(P[ga]).toBeCloseTo(-kv * (target - qa) * qa, 14);
+    expect(P[gb]).toBeCloseTo(kd * qb1 * qb1, 14);
+  });
+
+  it("a compliant joint limit, or a force it does not know, keeps no energy", () => {
+    const { sys, tree, effectors } = setUp([]);
+    const { joints } = chain("a", 0);
+    const limited = [{ ...joints[0], limits: { lower: -0.5, upper: 0.5 } }];
+    const sim = loadModel({ bodies: chain("a", 0).bodies, joints: limited });
+    const { limits } = createActuation(sim.model.joints, [], sys);
+    expect(limits.length).toBe(1);
+    expect(EnergyGroups.of(tree, [...effectors, ...limits])).toBeNull();
+    const other = { ...effectors[0] } as ForceEffector;
+    expect(EnergyGroups.of(tree, [...effectors, other])).toBeNull();
   });
 });
