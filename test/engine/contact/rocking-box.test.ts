@@ -127,10 +127,15 @@ describe("a box rocking on an edge at e = 1 (10 s)", () => {
     // (NonsmoothContact.takeBackTime; rocking-pivot.test.ts) 0.051 s, 1.9e-3 rad and
     // 2.6e-3 J, gained in the steps after each landing, where the pivot crept 1.5e-5 m a
     // landing (0.98 mm in 10 s, now 0.21 mm). Before the midpoint law: 71 landings, up to
-    // 1.18 s off, the swings 0.030 rad short, |E − E₀| up to 0.042 J)
+    // 1.18 s off, the swings 0.030 rad short, |E − E₀| up to 0.042 J. Since a frictional
+    // impact whose Gauss–Seidel stalls on a rank-deficient Delassus matrix (the four corners
+    // of a flat landing: 12 rows of rank 6) takes Moreau's law, met to ≤ 1e-4 of its speed
+    // and now polished exact (impact-events.ts IMPACT_STALL, solvers/nonsmooth/newton.ts),
+    // where the law on w took such landings before: 1.02e-3 rad and 1.34e-3 J, the same with
+    // and without the polish, so Moreau's law's own loss at these landings, not its solve's)
     expect(r.landings).toBe(r.expected);
     expect(r.time).toBeLessThan(0.04);
-    expect(r.amplitude).toBeLessThan(1e-3);
-    expect(r.energy).toBeLessThan(1.2e-3);
+    expect(r.amplitude).toBeLessThan(1.5e-3);
+    expect(r.energy).toBeLessThan(2e-3);
   });
 });
