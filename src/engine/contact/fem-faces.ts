@@ -163,6 +163,7 @@
 import { type Bvh, buildBvh, FOUND, overlapping, QUERY_BOX, refitBvh } from "../geometry/bvh";
 import { ContactBuffer, contactKey } from "../geometry/contact-buffer";
 import { RIM_COS, RIM_SAMPLES, RIM_SIN } from "../geometry/cylinder";
+import { triangleNormal } from "../geometry/hull";
 import {
   clampWeights,
   POINT_TRIANGLE,
@@ -948,22 +949,11 @@ const PARALLEL = 1e-6;
 
 /** out = the unit outward normal of triangle t of tri (node bodies) at positions x. */
 function faceNormal(x: Float64Array, tri: Int32Array, t: number, out: Float64Array): void {
-  const i = 3 * tri[3 * t];
-  const j = 3 * tri[3 * t + 1];
-  const k = 3 * tri[3 * t + 2];
-  const e1x = x[j] - x[i];
-  const e1y = x[j + 1] - x[i + 1];
-  const e1z = x[j + 2] - x[i + 2];
-  const e2x = x[k] - x[i];
-  const e2y = x[k + 1] - x[i + 1];
-  const e2z = x[k + 2] - x[i + 2];
-  const nx = e1y * e2z - e1z * e2y;
-  const ny = e1z * e2x - e1x * e2z;
-  const nz = e1x * e2y - e1y * e2x;
-  const l = Math.hypot(nx, ny, nz);
-  out[0] = nx / l;
-  out[1] = ny / l;
-  out[2] = nz / l;
+  triangleNormal(x, tri[3 * t], tri[3 * t + 1], tri[3 * t + 2], out);
+  const l = Math.hypot(out[0], out[1], out[2]);
+  out[0] /= l;
+  out[1] /= l;
+  out[2] /= l;
 }
 
 /** The node of triangle u of tri that is neither p nor q (the corner off their edge). */

@@ -43,7 +43,7 @@ import { GravityEffector } from "../forces/gravity";
 import { GyroscopicEffector } from "../forces/gyroscopic";
 import { PointForceEffector } from "../forces/point-force";
 import { SpringEffector } from "../forces/spring";
-import { BodyKind, clearForces, kineticEnergy } from "../model/body-system";
+import { addBodyKinetic, clearForces, kineticEnergy } from "../model/body-system";
 
 /**
  * The bodies (indices, −1: ground) a taken force acts between, or null for one not taken
@@ -189,23 +189,8 @@ export class EnergyGroups {
       return;
     }
     out.fill(0);
-    const { vel: v, omega: w, inertiaWorld: I } = sys;
-    for (let i = 0; i < this.tree.numSlots; i++) {
-      const b = this.tree.body[i];
-      let e = 0.5 * sys.mass[b] * (v[3 * b] ** 2 + v[3 * b + 1] ** 2 + v[3 * b + 2] ** 2);
-      if (sys.kind[b] === BodyKind.RIGID) {
-        const k = 9 * b;
-        const x = w[3 * b];
-        const y = w[3 * b + 1];
-        const z = w[3 * b + 2];
-        e +=
-          0.5 *
-          (x * (I[k] * x + I[k + 1] * y + I[k + 2] * z) +
-            y * (I[k + 3] * x + I[k + 4] * y + I[k + 5] * z) +
-            z * (I[k + 6] * x + I[k + 7] * y + I[k + 8] * z));
-      }
-      out[this.slotGroup[i]] += e;
-    }
+    for (let i = 0; i < this.tree.numSlots; i++)
+      out[this.slotGroup[i]] += addBodyKinetic(sys, this.tree.body[i], 0);
   }
 
   /**

@@ -536,24 +536,31 @@ export function addMassBlocks(
 /** Kinetic energy ½ m v² + ½ ωᵀ I ω (J). */
 export function kineticEnergy(sys: BodySystem): number {
   let e = 0;
+  for (let b = 0; b < sys.numBodies; b++) if (sys.dofOffset[b] >= 0) e = addBodyKinetic(sys, b, e);
+  return e;
+}
+
+/**
+ * e plus body b's kinetic energy ½ m v² (+ ½ ωᵀ I_w ω for a rigid body), J, added in that
+ * order (kineticEnergy's sum; articulated-energy.ts's per group).
+ */
+export function addBodyKinetic(sys: BodySystem, b: number, e: number): number {
+  const v = sys.vel;
+  e += 0.5 * sys.mass[b] * (v[3 * b] ** 2 + v[3 * b + 1] ** 2 + v[3 * b + 2] ** 2);
+  if (sys.kind[b] !== BodyKind.RIGID) return e;
   const w = sys.omega;
   const I = sys.inertiaWorld;
-  for (let b = 0; b < sys.numBodies; b++) {
-    if (sys.dofOffset[b] < 0) continue;
-    const v = sys.vel;
-    e += 0.5 * sys.mass[b] * (v[3 * b] ** 2 + v[3 * b + 1] ** 2 + v[3 * b + 2] ** 2);
-    if (sys.kind[b] !== BodyKind.RIGID) continue;
-    const i = 9 * b;
-    const x = w[3 * b];
-    const y = w[3 * b + 1];
-    const z = w[3 * b + 2];
-    e +=
-      0.5 *
+  const i = 9 * b;
+  const x = w[3 * b];
+  const y = w[3 * b + 1];
+  const z = w[3 * b + 2];
+  return (
+    e +
+    0.5 *
       (x * (I[i] * x + I[i + 1] * y + I[i + 2] * z) +
         y * (I[i + 3] * x + I[i + 4] * y + I[i + 5] * z) +
-        z * (I[i + 6] * x + I[i + 7] * y + I[i + 8] * z));
-  }
-  return e;
+        z * (I[i + 6] * x + I[i + 7] * y + I[i + 8] * z))
+  );
 }
 
 /**
