@@ -27,6 +27,7 @@ import { importUrdf } from "../../../src/formats/urdf/index";
 import { arm7Files, arm7Urdf } from "../../formats/urdf/arm7";
 import { passageBeforeProjection } from "../../support/limit-passage";
 import { positionServos, servoChainLinks } from "../../support/models";
+import { rotate } from "../../support/quat";
 
 const G = 9.81;
 const h = 0.005;
@@ -147,6 +148,23 @@ describe("generalized-alpha: a chain with a stiff servo on every joint", () => {
     });
 });
 
+/**
+ * servoChainLinks(links) hanging under gravity, a position servo at k_p (k_d = 0) on every
+ * joint toward 0, the first commanded `target` from the first step (generalized-alpha at h).
+ */
+function commandedChain(links: number, kp: number) {
+  const { bodies, joints } = servoChainLinks(links);
+  const sim = loadModel({
+    gravity: [0, 0, -G],
+    bodies,
+    joints,
+    actuators: positionServos(joints, 0, kp, 0),
+    solver: { integrator: "generalized-alpha", dt: h },
+  } as ModelInput);
+  sim.schedule([{ type: "actuator", id: "sj0", value: target }]);
+  return sim;
+}
+
 describe("generalized-alpha: a hanging chain of 160 links with a stiff servo on every joint", () => {
   // 1 kg, 0.5 m links (principal inertia 0.021, 0.021, 0.002 kg·m²) hinged about x and y in
   // turn, every servo at k_p = 1e8 N·m/rad, k_d = 0, the first commanded 0.5 rad at 5 ms
@@ -161,29 +179,11 @@ describe("generalized-alpha: a hanging chain of 160 links with a stiff servo on 
   const links = 160;
   const kp = 1e8;
   it("the first step converges, every joint closed, the servo turning its joint toward the target, energy.error below 1e-4 of ½ k_p q*²", () => {
-    const { bodies, joints } = servoChainLinks(links);
-    const sim = loadModel({
-      gravity: [0, 0, -G],
-      bodies,
-      joints,
-      actuators: positionServos(joints, 0, kp, 0),
-      solver: { integrator: "generalized-alpha", dt: h },
-    } as ModelInput);
-    sim.schedule([{ type: "actuator", id: "sj0", value: target }]);
+    const sim = commandedChain(links, kp);
     sim.step(1);
     const s = sim.state();
     expect(s.solver.newtonConverged).toBe(true);
-    // the points each joint holds together, from the bodies' poses (q = [w, x, y, z]:
-    // v' = v + w t + q_v × t, t = 2 q_v × v)
-    const rotate = (q: readonly number[], v: readonly number[]) => {
-      const [w, x, y, z] = q;
-      const t = [2 * (y * v[2] - z * v[1]), 2 * (z * v[0] - x * v[2]), 2 * (x * v[1] - y * v[0])];
-      return [
-        v[0] + w * t[0] + (y * t[2] - z * t[1]),
-        v[1] + w * t[1] + (z * t[0] - x * t[2]),
-        v[2] + w * t[2] + (x * t[1] - y * t[0]),
-      ];
-    };
+    // the points each joint holds together, from the bodies' poses
     const end = (i: number, z: number) => {
       const b = s.bodies[i];
       const r = rotate(b.orientation, [0, 0, z]);
@@ -248,15 +248,7 @@ describe("generalized-alpha: a hanging chain of 40 links with a k_p = 1e10 servo
   }
 
   it("1 s: every step converges, at rest on the static pose, energy.error below 1e-4 of the peak kinetic energy", () => {
-    const { bodies, joints } = servoChainLinks(links);
-    const sim = loadModel({
-      gravity: [0, 0, -G],
-      bodies,
-      joints,
-      actuators: positionServos(joints, 0, kp, 0),
-      solver: { integrator: "generalized-alpha", dt: h },
-    } as ModelInput);
-    sim.schedule([{ type: "actuator", id: "sj0", value: target }]);
+    const sim = commandedChain(links, kp);
     let worst = 0;
     let peak = 0;
     for (let n = 0; n < 200; n++) {
